@@ -1,0 +1,60 @@
+# One target per user action; `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+ASSIGNMENT ?= transformer_fundamentals
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# Keep every run's state inside the repository's build area, nothing in $HOME.
+export COURSE_BUILD_DIR := $(CURDIR)/build
+export JUPYTER_CONFIG_DIR := $(COURSE_BUILD_DIR)/jupyter/config
+export JUPYTER_DATA_DIR := $(COURSE_BUILD_DIR)/jupyter/data
+export JUPYTER_RUNTIME_DIR := $(COURSE_BUILD_DIR)/jupyter/runtime
+export IPYTHONDIR := $(COURSE_BUILD_DIR)/ipython
+export MPLCONFIGDIR := $(COURSE_BUILD_DIR)/matplotlib
+export PYTHONPATH := $(CURDIR)
+export PYTHONDONTWRITEBYTECODE := 1
+# nbgrader calls the `alembic` of the venv when it creates a gradebook.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: help venv all source reference release samples autograde report test clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+venv: $(STAMP) ## install pinned requirements into .venv
+
+$(STAMP): requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+	$(PY) -c "import torch, nbgrader"  # fail here if the install did not work
+	touch $@
+
+all: release samples autograde report ## the main job: release, grade the sample class, write grades and report
+
+source: $(STAMP) ## rebuild source/ notebooks from authoring/
+	$(PY) -m course.build_source
+
+reference: $(STAMP) ## rebuild the checks' reference data from the instructor solution
+	$(PY) -m course.reference $(ASSIGNMENT)
+
+release: $(STAMP) ## generate release/ from source/ with nbgrader (and record it in the gradebook)
+	@mkdir -p $(COURSE_BUILD_DIR)
+	$(VENV)/bin/nbgrader generate_assignment $(ASSIGNMENT) --force --log-level=WARN
+
+samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partly wrong) in submitted/
+	$(PY) -m course.samples $(ASSIGNMENT)
+
+autograde: $(STAMP) ## grade every submission in submitted/: nbgrader + hidden pytest checks
+	$(PY) -m course.grading.batch $(ASSIGNMENT)
+
+report: $(STAMP) ## print the grades report
+	@cat grades/$(ASSIGNMENT)/report.md
+
+test: $(STAMP) ## run every test of the repository
+	$(PY) -m pytest tests -q
+
+clean: ## remove everything a run built (keeps .venv)
+	rm -rf build submitted autograded feedback grades

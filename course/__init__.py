@@ -1,0 +1,1 @@
+"""Course machinery: build notebooks, probe and judge submissions, grade a class."""

@@ -1,0 +1,1 @@
+"""Grading steps: in-notebook checks, probing a submission, judging it, merging results."""

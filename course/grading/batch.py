@@ -1,0 +1,142 @@
+"""Grade a class: one grading step per submission, then one merge.
+
+    python -m course.grading.batch ASSIGNMENT [--regrade]
+
+Each submission in submitted/ is graded in its own child process
+(course.grading.grade_one), so one submission cannot take the batch down.
+A submission whose record is already on disk for the same files is not
+graded again: an interrupted batch resumes where it stopped. The merge is the
+only writer of grades/<assignment>/ and feedback/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from course import paths
+from course.grading.grade_one import NOTEBOOK_TIMEOUT_S, PROBE_TIMEOUT_S, RECORD_VERSION, Record, grade_cells, \
+    submission_hash, write_record
+
+STEP_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + PROBE_TIMEOUT_S + 600
+
+
+def students(assignment: str) -> list[str]:
+    """Students with a folder for `assignment` in submitted/."""
+    root = paths.COURSE / "submitted"
+    return sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir())
+
+
+def load_record(assignment: str, student: str) -> dict | None:
+    path = paths.record_file(assignment, student)
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return record if record.get("version") == RECORD_VERSION else None
+
+
+def is_current(assignment: str, student: str) -> bool:
+    """True if the record on disk grades exactly the files now in submitted/."""
+    record = load_record(assignment, student)
+    folder = paths.submission_dir(student, assignment)
+    return record is not None and record["submission_sha256"] == submission_hash(folder)
+
+
+def grade_in_child(assignment: str, student: str) -> None:
+    """Run grade_one in a child process; if it dies, write a 'crashed' record for it."""
+    try:
+        code = subprocess.run([sys.executable, "-m", "course.grading.grade_one", assignment, student],
+                              cwd=paths.ROOT, timeout=STEP_TIMEOUT_S).returncode
+    except subprocess.TimeoutExpired:
+        code = None
+    if code != 0 or load_record(assignment, student) is None:
+        auto, manual = grade_cells(assignment)
+        folder = paths.submission_dir(student, assignment)
+        write_record(Record(student, assignment, status="crashed" if code is not None else "timeout",
+                            messages=["grading stopped before it finished; the instructor has been told."],
+                            submission_sha256=submission_hash(folder), points={c: 0 for c in auto},
+                            max_points=auto, manual_pending=manual))
+
+
+def feedback_text(record: dict) -> str:
+    """The student's feedback: status, points per check with the reason for each lost point."""
+    total, possible = sum(record["points"].values()), sum(record["max_points"].values())
+    lines = [f"# Feedback: {record['assignment']} ({record['student']})", "",
+             f"Autograded score: **{total} / {possible}** (status: {record['status']}).",
+             f"Written answers ({sum(record['manual_pending'].values())} points) are graded by hand.", ""]
+    lines += [f"- {message}" for message in record["messages"]]
+    lines += ["", "| check | points | note |", "|---|---|---|"]
+    for check_id, possible_points in record["max_points"].items():
+        verdict = record["judge"].get(check_id, {})
+        note = "passed" if verdict.get("passed") else (verdict.get("message") or "not graded")
+        note = note.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {check_id} | {record['points'][check_id]} / {possible_points} | {note} |")
+    return "\n".join(lines) + "\n"
+
+
+def merge(assignment: str, names: list[str]) -> list[dict]:
+    """Write grades.csv, report.md and each student's feedback.md from the records."""
+    records = [r for r in (load_record(assignment, s) for s in names) if r is not None]
+    out = paths.grades_dir(assignment)
+    out.mkdir(parents=True, exist_ok=True)
+    check_ids = list(grade_cells(assignment)[0])
+    with (out / "grades.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", "status", *check_ids, "total", "max", "nbgrader_total", "manual_pending", "flags"])
+        for r in records:
+            nbgrader_total = sum(r["nbgrader"].get(c, 0) for c in check_ids) if r["nbgrader"] else ""
+            writer.writerow([r["student"], r["status"], *(r["points"][c] for c in check_ids), sum(r["points"].values()),
+                             sum(r["max_points"].values()), nbgrader_total, sum(r["manual_pending"].values()),
+                             ";".join(r["flags"])])
+    for r in records:
+        folder = paths.feedback_dir(r["student"], assignment)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "feedback.md").write_text(feedback_text(r))
+    (out / "report.md").write_text(report_text(assignment, records, check_ids))
+    return records
+
+
+def report_text(assignment: str, records: list[dict], check_ids: list[str]) -> str:
+    """The instructor's summary: one line per student, pass rate per check, what needs attention."""
+    lines = [f"# Grades report: {assignment}", "", f"{len(records)} submissions graded.", "",
+             "| student | status | judge | nbgrader | flags | seconds |", "|---|---|---|---|---|---|"]
+    for r in records:
+        nbgrader = sum(r["nbgrader"].get(c, 0) for c in check_ids) if r["nbgrader"] else "-"
+        seconds = sum(r["seconds"].values())
+        lines.append(f"| {r['student']} | {r['status']} | {sum(r['points'].values())}/{sum(r['max_points'].values())} "
+                     f"| {nbgrader} | {', '.join(r['flags']) or '-'} | {seconds:.0f} |")
+    lines += ["", "| check | passed by |", "|---|---|"]
+    for check_id in check_ids:
+        passed = sum(1 for r in records if r["judge"].get(check_id, {}).get("passed"))
+        lines.append(f"| {check_id} | {passed}/{len(records)} |")
+    attention = [r["student"] for r in records if r["status"] != "ok" or "paths-disagree" in r["flags"]]
+    lines += ["", f"Needs attention: {', '.join(attention) or 'nobody'}.",
+              f"Written answers to grade by hand: {len(records)} submissions (nbgrader formgrader)."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("--regrade", action="store_true", help="grade every submission again, even if unchanged")
+    args = parser.parse_args()
+    names = students(args.assignment)
+    for student in names:
+        if not args.regrade and is_current(args.assignment, student):
+            print(f"{student}: already graded, unchanged")
+            continue
+        start = time.perf_counter()
+        grade_in_child(args.assignment, student)
+        print(f"{student}: graded in {time.perf_counter() - start:.1f} s")
+    records = merge(args.assignment, names)
+    print(f"merged {len(records)} records into {paths.grades_dir(args.assignment)}/grades.csv and report.md")
+
+
+if __name__ == "__main__":
+    main()

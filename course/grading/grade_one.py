@@ -1,0 +1,218 @@
+"""Grade one submission: one step, one result record.
+
+    python -m course.grading.grade_one ASSIGNMENT STUDENT
+
+1. nbgrader autograde (hidden tests restored, per-cell timeout) and feedback;
+2. probe: the student's answer cells and the probes, in a child process;
+3. judge: the hidden pytest checks on the probe's data and the submission log;
+4. a result record, build/results/<assignment>/<student>.json, written last
+   and atomically, so a record on disk is always a finished grading.
+
+Nothing here raises for a bad submission: every failure becomes a status and
+a message in the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from course import paths
+
+NOTEBOOK_TIMEOUT_S = int(os.environ.get("COURSE_NOTEBOOK_TIMEOUT", "900"))
+PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
+JUDGE_TIMEOUT_S = 120
+RECORD_VERSION = 1
+LOG_FLAGS = {  # hidden log test -> flag in the record
+    "test_log_present": "log-missing",
+    "test_log_matches_fresh_run": "log-differs-from-code",
+    "test_log_sources_are_in_notebook": "log-code-not-in-notebook",
+}
+
+
+@dataclass
+class Record:
+    """Everything grading decided about one submission."""
+
+    student: str
+    assignment: str
+    status: str = "ok"  # ok | invalid | timeout | crashed | forged
+    messages: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    submission_sha256: str = ""
+    nbgrader: dict = field(default_factory=dict)  # grade_id -> score, for autograded cells
+    judge: dict = field(default_factory=dict)  # check_id -> {"passed", "message"}
+    points: dict = field(default_factory=dict)  # check_id -> points awarded (judge path)
+    max_points: dict = field(default_factory=dict)  # check_id -> points possible
+    manual_pending: dict = field(default_factory=dict)  # grade_id -> points to grade by hand
+    seconds: dict = field(default_factory=dict)
+    version: int = RECORD_VERSION
+
+
+def grade_cells(assignment: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Points of the autograded test cells and of the hand-graded answer cells, by grade_id."""
+    auto, manual = {}, {}
+    for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            (manual if meta.get("solution") else auto)[meta["grade_id"]] = meta["points"]
+    return auto, manual
+
+
+def submission_hash(folder: Path) -> str:
+    """A digest of every file the student handed in (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _run(cmd: list[str], timeout: int, log: Path) -> tuple[int | None, float]:
+    """Run a grading step as a child process; (exit code or None on timeout, seconds)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": str(paths.ROOT)}  # the hidden test cells import course
+    start = time.perf_counter()
+    with log.open("w") as out:
+        try:
+            code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, cwd=paths.ROOT,
+                                  env=env).returncode
+        except subprocess.TimeoutExpired:
+            code = None
+    return code, round(time.perf_counter() - start, 2)
+
+
+def _nbgrader(*args: str) -> list[str]:
+    return [str(Path(sys.executable).with_name("nbgrader")), *args, "--log-level=WARN"]
+
+
+def nbgrader_scores(assignment: str, student: str) -> dict[str, float]:
+    """Auto scores of the student's graded cells in the gradebook, by grade_id."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gradebook:
+        try:
+            submission = gradebook.find_submission(assignment, student)
+        except MissingEntry:
+            return {}
+        return {g.name: float(g.auto_score or 0.0) for nb in submission.notebooks for g in nb.grades}
+
+
+def parse_junit(path: Path) -> dict[str, tuple[bool, str]]:
+    """(passed, message) by test name, from pytest's junit XML."""
+    results = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        problem = case.find("failure") if case.find("failure") is not None else case.find("error")
+        message = "" if problem is None else (problem.get("message") or problem.text or "").strip()
+        results[case.get("name")] = (problem is None, message)
+    return results
+
+
+def validate(folder: Path, assignment: str) -> str | None:
+    """Why the submission cannot be graded at all, or None."""
+    notebook = folder / f"{assignment}.ipynb"
+    if not notebook.exists():
+        names = ", ".join(sorted(p.name for p in folder.glob("*.ipynb"))) or "none"
+        return f"no notebook named {notebook.name} was submitted (notebooks found: {names})."
+    try:
+        nbformat.validate(nbformat.read(notebook, as_version=4))
+    except Exception as error:  # unreadable JSON, wrong format, empty file
+        return f"{notebook.name} is not a readable Jupyter notebook ({type(error).__name__}); re-download it from Jupyter."
+    return None
+
+
+def grade_one(assignment: str, student: str) -> Record:
+    """Grade submitted/<student>/<assignment>/ and return its record (also written to disk)."""
+    folder = paths.submission_dir(student, assignment)
+    work = paths.BUILD / "grading" / assignment / student
+    work.mkdir(parents=True, exist_ok=True)
+    auto_points, manual_points = grade_cells(assignment)
+    record = Record(student, assignment, submission_sha256=submission_hash(folder),
+                    max_points=auto_points, manual_pending=manual_points)
+    record.points = {check_id: 0 for check_id in auto_points}
+
+    problem = validate(folder, assignment)
+    if problem:
+        record.status, record.messages = "invalid", [problem]
+        return record
+
+    code, record.seconds["nbgrader"] = _run(
+        _nbgrader("autograde", assignment, "--student", student, "--force"), NOTEBOOK_TIMEOUT_S, work / "autograde.log")
+    if code is None:
+        record.status = "timeout"
+        record.messages.append(f"the notebook did not finish within {NOTEBOOK_TIMEOUT_S} s under nbgrader.")
+    elif code != 0:
+        record.flags.append("nbgrader-failed")
+        record.messages.append("nbgrader could not execute the notebook (the kernel died or the notebook's "
+                               "structure is broken); the hidden checks below still judged your code.")
+    else:
+        _run(_nbgrader("generate_feedback", assignment, "--student", student, "--force"), 300, work / "feedback.log")
+    record.nbgrader = nbgrader_scores(assignment, student) if code == 0 else {}
+
+    code, record.seconds["probe"] = _run(
+        [sys.executable, "-m", "course.grading.probe", assignment, str(folder / f"{assignment}.ipynb"), str(work)],
+        PROBE_TIMEOUT_S, work / "probe.log")
+    if code != 0:
+        record.status = "timeout" if code is None else "crashed"
+        record.messages.append("your code could not be run on the grader's inputs "
+                               + ("in time." if code is None else "(the process crashed)."))
+        return record
+
+    junit = work / "judge.xml"
+    code, record.seconds["judge"] = _run(
+        [sys.executable, "-m", "pytest", "tests/hidden", "-q", "-p", "no:cacheprovider", f"--assignment={assignment}",
+         f"--submission={folder}", f"--probe-dir={work}", f"--junitxml={junit}"], JUDGE_TIMEOUT_S, work / "judge.log")
+    if code is None or not junit.exists():
+        record.status = "crashed"
+        record.messages.append("the hidden checks could not run; the instructor has been told.")
+        return record
+    for name, (passed, message) in parse_junit(junit).items():
+        if name.startswith("test_check["):
+            check_id = name[len("test_check["):-1]
+            record.judge[check_id] = {"passed": passed, "message": message}
+            record.points[check_id] = auto_points[check_id] if passed else 0
+        elif not passed:  # a log test: it raises a flag and costs no points
+            record.flags.append(LOG_FLAGS[name])
+            record.messages.append(message)
+    if record.status == "ok" and {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
+        record.status = "forged"
+    if record.nbgrader:
+        disagree = [c for c in auto_points if (record.nbgrader.get(c, 0) > 0) != record.judge.get(c, {}).get("passed", False)]
+        if disagree:
+            record.flags.append("paths-disagree")
+            record.messages.append(f"nbgrader and the hidden checks disagree on: {', '.join(disagree)}; "
+                                   "the instructor will review.")
+    return record
+
+
+def write_record(record: Record) -> Path:
+    """Write the record atomically: a reader never sees half a record."""
+    path = paths.record_file(record.assignment, record.student)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(asdict(record), indent=1, sort_keys=True))
+    os.replace(partial, path)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("student")
+    args = parser.parse_args()
+    record = grade_one(args.assignment, args.student)
+    print(f"{args.student}: {record.status}, {sum(record.points.values())}/{sum(record.max_points.values())} "
+          f"-> {write_record(record)}")
+
+
+if __name__ == "__main__":
+    main()

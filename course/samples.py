@@ -1,0 +1,114 @@
+"""Sample submissions, generated from the notebooks (never hand-edited copies).
+
+    python -m course.samples transformer_fundamentals
+
+writes submitted/<sample>/<assignment>/ as a student would hand it in: the
+release folder with the notebook filled in and run top to bottom, so that its
+last cell wrote submission_log.json.
+
+- perfect: every answer cell holds the instructor solution;
+- blank:   the release as it is;
+- partial: the solution with a few classic bugs (SAMPLE_BUGS), each of which
+  must cost exactly the points of its own check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from course import paths
+
+
+@dataclass(frozen=True)
+class Bug:
+    """A small edit to one answer cell of the solution, and the check it must fail."""
+
+    cell: str
+    old: str
+    new: str
+    fails: str
+    description: str
+
+
+SAMPLE_BUGS: dict[str, tuple[Bug, ...]] = {
+    "transformer_fundamentals": (
+        Bug("answer-tokenizer", 'return " ".join(re.findall(r"[^\\W_]+(?:\'[^\\W_]+)*", text.lower()))',
+            'return " ".join(text.lower().split())', "tokenizer_clean_text",
+            "clean_text keeps punctuation attached to words"),
+        Bug("answer-attention", "scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)",
+            "scores = Q @ K.transpose(-2, -1)", "attention_values", "attention scores are not scaled by sqrt(d_k)"),
+        Bug("answer-layer-norm", "var = x.var(dim=-1, keepdim=True, unbiased=False)",
+            "var = x.var(dim=-1, keepdim=True)", "layer_norm", "layer norm uses the unbiased variance"),
+        Bug("answer-mini-transformer", "pooled = (x * real).sum(dim=1) / real.sum(dim=1).clamp(min=1.0)",
+            "pooled = x.mean(dim=1)", "mini_transformer", "pooling averages over padding tokens too"),
+    ),
+}
+SAMPLE_ANSWER = "(Sample answer written by the course's sample generator; graded by hand.)"
+SAMPLES = ("perfect", "blank", "partial")
+
+
+def _cells_by_id(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    return {cell.metadata["nbgrader"]["grade_id"]: cell for cell in nb.cells if "nbgrader" in cell.metadata}
+
+
+def sample_notebook(assignment: str, sample: str) -> nbformat.NotebookNode:
+    """The release notebook with its answer cells filled in as `sample` requires."""
+    nb = nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4)
+    if sample == "blank":
+        return nb
+    solution = _cells_by_id(nbformat.read(paths.source_notebook(assignment), as_version=4))
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("solution"):
+            continue
+        cell.source = solution[meta["grade_id"]].source if cell.cell_type == "code" else SAMPLE_ANSWER
+    if sample == "partial":
+        cells = _cells_by_id(nb)
+        for bug in SAMPLE_BUGS[assignment]:
+            cell = cells[bug.cell]
+            if bug.old not in cell.source:
+                raise ValueError(f"sample bug {bug.description!r}: text not found in cell {bug.cell}")
+            cell.source = cell.source.replace(bug.old, bug.new)
+    return nb
+
+
+def run_notebook(nb: nbformat.NotebookNode, workdir: Path, cell_timeout: int = 300) -> nbformat.NotebookNode:
+    """Execute `nb` top to bottom in `workdir` with a real kernel, going on past errors, as Run All does."""
+    client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(workdir)}})
+    client.execute()
+    return nb
+
+
+def write_sample(assignment: str, sample: str, submitted_root: Path) -> Path:
+    """Create submitted/<sample>/<assignment>/, run its notebook there, and return the folder."""
+    folder = submitted_root / sample / assignment
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(paths.release_dir(assignment), folder)
+    start = time.perf_counter()
+    nb = run_notebook(sample_notebook(assignment, sample), folder)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")
+    print(f"{sample}: ran the notebook in {time.perf_counter() - start:.0f} s")
+    return folder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("--into", type=Path, default=paths.COURSE / "submitted", help="the submitted/ folder")
+    parser.add_argument("--samples", nargs="+", choices=SAMPLES, default=SAMPLES)
+    args = parser.parse_args()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda sample: write_sample(args.assignment, sample, args.into), args.samples))
+
+
+if __name__ == "__main__":
+    main()

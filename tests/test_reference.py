@@ -1,0 +1,108 @@
+"""The instructor solution: it matches trusted implementations, and the committed reference data."""
+
+from __future__ import annotations
+
+import math
+
+import nbformat
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from course import paths
+from course.checks import checks_for, reference_for, verdict
+from course.probes import execute_program, graded_program, load_probes
+from course.reference import solution_outputs
+from helpers import ASSIGNMENT
+
+
+@pytest.fixture(scope="module")
+def solution() -> dict:
+    """The namespace of the instructor notebook's definitions."""
+    nb = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
+    ns, errors = execute_program(graded_program(ASSIGNMENT, nb), paths.source_dir(ASSIGNMENT))
+    assert not errors
+    return ns
+
+
+def test_committed_reference_matches_a_fresh_run_of_the_solution():
+    fresh = solution_outputs(ASSIGNMENT)
+    committed = {f"{c}/{k}": v for c, data in reference_for(ASSIGNMENT).items() for k, v in data.items()}
+    assert sorted(fresh) == sorted(committed), "run `make reference` after changing probes or the solution"
+    for key, value in fresh.items():
+        if value.dtype.kind in "USb":
+            assert np.array_equal(value, committed[key]), key
+        else:
+            np.testing.assert_allclose(value, committed[key], atol=1e-6, err_msg=key)
+
+
+def test_solution_passes_every_check(solution):
+    outputs, errors = load_probes(ASSIGNMENT).run_all(solution)
+    assert not errors
+    failed = [v.message for c in checks_for(ASSIGNMENT) if not (v := verdict(ASSIGNMENT, c, outputs[c])).passed]
+    assert not failed
+
+
+def test_attention_matches_torch(solution):
+    torch.manual_seed(0)
+    Q, K, V = torch.randn(2, 3, 4, 5), torch.randn(2, 3, 6, 5), torch.randn(2, 3, 6, 7)
+    mask = torch.rand(2, 1, 4, 6) > 0.3
+    mask[..., 0] = True
+    output, weights = solution["scaled_dot_product_attention"](Q, K, V, mask=mask)
+    torch.testing.assert_close(output, F.scaled_dot_product_attention(Q, K, V, attn_mask=mask), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 3, 4))
+
+
+def test_probe_stand_in_attention_is_the_solution(solution):
+    """The multi-head check swaps in torch's attention: it must agree with the solution's."""
+    torch.manual_seed(1)
+    Q, K, V = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4)
+    mask = torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]])[:, None, None, :]
+    ours = solution["scaled_dot_product_attention"](Q, K, V, mask=mask)
+    stand_in = load_probes(ASSIGNMENT)._reference_attention(Q, K, V, mask=mask)
+    for a, b in zip(ours, stand_in):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
+def test_multi_head_attention_matches_torch(solution):
+    torch.manual_seed(2)
+    mha = solution["MultiHeadAttention"](12, 3, dropout=0.0).eval()
+    reference = nn.MultiheadAttention(12, 3, batch_first=True).eval()
+    with torch.no_grad():
+        reference.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]))
+        reference.in_proj_bias.copy_(torch.cat([mha.W_q.bias, mha.W_k.bias, mha.W_v.bias]))
+        reference.out_proj.weight.copy_(mha.W_o.weight)
+        reference.out_proj.bias.copy_(mha.W_o.bias)
+        x = torch.randn(2, 5, 12)
+        padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
+        ours, our_weights = mha(x, mask=padding[:, None, None, :])
+        theirs, their_weights = reference(x, x, x, key_padding_mask=padding == 0, average_attn_weights=False)
+    torch.testing.assert_close(ours, theirs, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(our_weights, their_weights, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("eps", [1e-6, 0.5])
+def test_layer_norm_is_torch_layer_norm(solution, eps):
+    x = torch.randn(3, 4, 5) * 3 + 1
+    torch.testing.assert_close(solution["LayerNorm"](5, eps=eps)(x), nn.LayerNorm(5, eps=eps)(x))
+
+
+def test_positional_encoding_values(solution):
+    pe = solution["PositionalEncoding"](8, max_length=20).pe
+    for pos in (0, 3, 19):
+        for i in range(4):
+            angle = pos / 10000 ** (2 * i / 8)
+            assert pe[pos, 2 * i].item() == pytest.approx(math.sin(angle), abs=1e-5)
+            assert pe[pos, 2 * i + 1].item() == pytest.approx(math.cos(angle), abs=1e-5)
+
+
+def test_classifier_ignores_padding(solution):
+    torch.manual_seed(3)
+    model = solution["MiniTransformer"](30, 16, 2, 2, 32, 20, 2, dropout=0.0).eval()
+    ids = torch.tensor([[2, 5, 9, 0, 0, 0]])
+    with torch.no_grad():
+        short, _ = model(ids[:, :3], torch.ones(1, 3, dtype=torch.long))
+        padded, _ = model(torch.tensor([[2, 5, 9, 7, 7, 7]]), (ids != 0).long())
+    torch.testing.assert_close(short, padded)
