@@ -56,7 +56,7 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
         wrong = [i for i, (g, w) in enumerate(zip(got.ravel(), want.ravel())) if g != w]
         if not wrong:
             return None
-        return f"item {wrong[0]} is {got.ravel()[wrong[0]]!r}, which is not what was expected"
+        return f"item {wrong[0]} is {str(got.ravel()[wrong[0]])!r}, which is not what was expected"
     if want.dtype == bool or got.dtype == bool:
         return None if np.array_equal(got, want) else "the flag is not what was expected"
     got, want = got.astype(float), want.astype(float)

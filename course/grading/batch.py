@@ -64,7 +64,7 @@ def grade_in_child(assignment: str, student: str) -> None:
                             max_points=auto, manual_pending=manual))
 
 
-def feedback_text(record: dict) -> str:
+def feedback_text(record: dict, check_ids: list[str]) -> str:
     """The student's feedback: status, points per check with the reason for each lost point."""
     total, possible = sum(record["points"].values()), sum(record["max_points"].values())
     lines = [f"# Feedback: {record['assignment']} ({record['student']})", "",
@@ -72,7 +72,8 @@ def feedback_text(record: dict) -> str:
              f"Written answers ({sum(record['manual_pending'].values())} points) are graded by hand.", ""]
     lines += [f"- {message}" for message in record["messages"]]
     lines += ["", "| check | points | note |", "|---|---|---|"]
-    for check_id, possible_points in record["max_points"].items():
+    for check_id in check_ids:
+        possible_points = record["max_points"][check_id]
         verdict = record["judge"].get(check_id, {})
         note = "passed" if verdict.get("passed") else (verdict.get("message") or "not graded")
         note = note.replace("|", "\\|").replace("\n", " ")
@@ -97,7 +98,7 @@ def merge(assignment: str, names: list[str]) -> list[dict]:
     for r in records:
         folder = paths.feedback_dir(r["student"], assignment)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "feedback.md").write_text(feedback_text(r))
+        (folder / "feedback.md").write_text(feedback_text(r, check_ids))
     (out / "report.md").write_text(report_text(assignment, records, check_ids))
     return records
 

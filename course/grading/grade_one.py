@@ -113,6 +113,7 @@ def parse_junit(path: Path) -> dict[str, tuple[bool, str]]:
     for case in ET.parse(path).getroot().iter("testcase"):
         problem = case.find("failure") if case.find("failure") is not None else case.find("error")
         message = "" if problem is None else (problem.get("message") or problem.text or "").strip()
+        message = message.removeprefix("Failed: ")  # pytest.fail's prefix
         results[case.get("name")] = (problem is None, message)
     return results
 

@@ -1,0 +1,106 @@
+"""Grading a class for real: nbgrader, a real kernel, the hidden pytest checks.
+
+One isolated course directory (its own gradebook, submitted/, grades/) gets
+the three generated sample submissions and is graded by the same batch
+command as `make autograde`. This is the slow test (a few minutes).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course import paths
+from course.samples import SAMPLE_BUGS
+from helpers import ASSIGNMENT
+
+FULL = 50
+
+
+def run(args: list[str], env: dict) -> str:
+    result = subprocess.run(args, cwd=paths.ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> dict:
+    """Release, samples and grades of a fresh course directory; returns its paths, env and records."""
+    root = tmp_path_factory.mktemp("course")
+    build = root / "build"
+    env = {**os.environ, "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(paths.ROOT)}
+    env.update({name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
+               ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"), ("IPYTHONDIR", "ipython"))})
+    build.mkdir()
+    shutil.copytree(paths.ROOT / "source", root / "source", ignore=shutil.ignore_patterns("submission_log.json"))
+    nbgrader = str(Path(sys.executable).with_name("nbgrader"))
+    run([nbgrader, "generate_assignment", ASSIGNMENT, "--log-level=WARN"], env)
+    run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
+    batch_output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], env)
+    records = {p.stem: json.loads(p.read_text()) for p in (build / "results" / ASSIGNMENT).glob("*.json")}
+    return {"root": root, "build": build, "env": env, "records": records, "batch_output": batch_output}
+
+
+def totals(record: dict) -> tuple[float, float]:
+    """(judge points, nbgrader points) of a record."""
+    return sum(record["points"].values()), sum(record["nbgrader"].get(c, 0) for c in record["max_points"])
+
+
+def test_perfect_submission_gets_full_marks_on_both_paths(course):
+    record = course["records"]["perfect"]
+    assert totals(record) == (FULL, FULL)
+    assert record["status"] == "ok" and record["flags"] == []
+    assert sum(record["manual_pending"].values()) == 15
+
+
+def test_blank_release_gets_zero_on_both_paths(course):
+    record = course["records"]["blank"]
+    assert totals(record) == (0, 0)
+    assert record["status"] == "ok"
+
+
+def test_partial_submission_loses_exactly_the_points_of_its_bugs(course):
+    record = course["records"]["partial"]
+    broken = {bug.fails for bug in SAMPLE_BUGS[ASSIGNMENT]}
+    lost_judge = {c for c, p in record["points"].items() if p < record["max_points"][c]}
+    lost_nbgrader = {c for c in record["max_points"] if record["nbgrader"][c] < record["max_points"][c]}
+    assert lost_judge == broken and lost_nbgrader == broken
+    assert totals(record) == (FULL - sum(record["max_points"][c] for c in broken),) * 2
+    assert "paths-disagree" not in record["flags"] and record["status"] == "ok"
+
+
+def test_grades_csv_has_one_row_per_student_with_both_totals(course):
+    with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert sorted(rows) == ["blank", "partial", "perfect"]
+    assert rows["perfect"]["total"] == rows["perfect"]["nbgrader_total"] == str(FULL)
+    assert rows["blank"]["total"] == "0"
+
+
+def test_feedback_explains_lost_points_without_hidden_test_source(course):
+    feedback = (course["root"] / "feedback" / "partial" / ASSIGNMENT / "feedback.md").read_text()
+    assert "sqrt(d_k)" in feedback and "0 / 4" in feedback
+    html = (course["root"] / "feedback" / "partial" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    for text in (feedback, html):
+        assert "BEGIN HIDDEN TESTS" not in text and "course.grading" not in text and "globals())" not in text
+
+
+def test_report_lists_every_student(course):
+    report = (course["root"] / "grades" / ASSIGNMENT / "report.md").read_text()
+    assert all(f"| {name} | ok |" in report for name in ("blank", "partial", "perfect"))
+
+
+def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):
+    results = course["build"] / "results" / ASSIGNMENT
+    before = {p.name: p.read_bytes() for p in results.glob("*.json")}
+    output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
+    assert output.count("already graded, unchanged") == 3
+    assert {p.name: p.read_bytes() for p in results.glob("*.json")} == before
