@@ -19,7 +19,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report test clean
+.PHONY: help venv all source reference release samples autograde report grader-report test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -52,6 +52,9 @@ autograde: $(STAMP) ## grade every submission in submitted/: nbgrader + hidden p
 
 report: $(STAMP) ## print the grades report
 	@cat grades/$(ASSIGNMENT)/report.md
+
+grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
+	$(PY) tests/grader_accuracy/report.py
 
 test: $(STAMP) ## run every test of the repository
 	$(PY) -m pytest tests -q

@@ -10,6 +10,9 @@ last cell wrote submission_log.json.
 - blank:   the release as it is;
 - partial: the solution with a few classic bugs (SAMPLE_BUGS), each of which
   must cost exactly the points of its own check.
+
+`Edit` is also how the mutant and alternative corpora of tests/grader_accuracy
+change the solution.
 """
 
 from __future__ import annotations
@@ -27,27 +30,47 @@ from course import paths
 
 
 @dataclass(frozen=True)
-class Bug:
-    """A small edit to one answer cell of the solution, and the check it must fail."""
+class Edit:
+    """A small, named change to one answer cell of the instructor solution."""
 
+    name: str
     cell: str
-    old: str
-    new: str
-    fails: str
+    replacements: tuple[tuple[str, str], ...]  # (old text, new text), applied in order
     description: str
 
+    def apply(self, source: str) -> str:
+        for old, new in self.replacements:
+            if old not in source:
+                raise ValueError(f"edit {self.name!r}: {old!r} is not in cell {self.cell}")
+            source = source.replace(old, new)
+        return source
 
-SAMPLE_BUGS: dict[str, tuple[Bug, ...]] = {
+
+def apply_edits(nb: nbformat.NotebookNode, edits) -> nbformat.NotebookNode:
+    """`nb` with each edit applied to its answer cell (in place)."""
+    cells = _cells_by_id(nb)
+    for edit in edits:
+        cells[edit.cell].source = edit.apply(cells[edit.cell].source)
+    return nb
+
+
+# The partly wrong sample: classic bugs in four independent pieces, each with
+# the check it must fail (tests/grader_accuracy has the full corpus).
+SAMPLE_BUGS: dict[str, tuple[tuple[Edit, str], ...]] = {
     "transformer_fundamentals": (
-        Bug("answer-tokenizer", 'return " ".join(re.findall(r"[^\\W_]+(?:\'[^\\W_]+)*", text.lower()))',
-            'return " ".join(text.lower().split())', "tokenizer_clean_text",
-            "clean_text keeps punctuation attached to words"),
-        Bug("answer-attention", "scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)",
-            "scores = Q @ K.transpose(-2, -1)", "attention_values", "attention scores are not scaled by sqrt(d_k)"),
-        Bug("answer-layer-norm", "var = x.var(dim=-1, keepdim=True, unbiased=False)",
-            "var = x.var(dim=-1, keepdim=True)", "layer_norm", "layer norm uses the unbiased variance"),
-        Bug("answer-mini-transformer", "pooled = (x * real).sum(dim=1) / real.sum(dim=1).clamp(min=1.0)",
-            "pooled = x.mean(dim=1)", "mini_transformer", "pooling averages over padding tokens too"),
+        (Edit("clean_text_keeps_punctuation", "answer-tokenizer",
+              (('return " ".join(re.findall(r"[^\\W_]+(?:\'[^\\W_]+)*", text.lower()))',
+                'return " ".join(text.lower().split())'),),
+              "clean_text keeps punctuation attached to words"), "tokenizer_clean_text"),
+        (Edit("attention_unscaled", "answer-attention",
+              (("scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)", "scores = Q @ K.transpose(-2, -1)"),),
+              "attention scores are not scaled by sqrt(d_k)"), "attention_values"),
+        (Edit("layer_norm_unbiased_variance", "answer-layer-norm",
+              (("var = x.var(dim=-1, keepdim=True, unbiased=False)", "var = x.var(dim=-1, keepdim=True)"),),
+              "layer norm uses the unbiased variance"), "layer_norm"),
+        (Edit("pooling_includes_padding", "answer-mini-transformer",
+              (("pooled = (x * real).sum(dim=1) / real.sum(dim=1).clamp(min=1.0)", "pooled = x.mean(dim=1)"),),
+              "pooling averages over padding tokens too"), "mini_transformer"),
     ),
 }
 SAMPLE_ANSWER = "(Sample answer written by the course's sample generator; graded by hand.)"
@@ -70,12 +93,7 @@ def sample_notebook(assignment: str, sample: str) -> nbformat.NotebookNode:
             continue
         cell.source = solution[meta["grade_id"]].source if cell.cell_type == "code" else SAMPLE_ANSWER
     if sample == "partial":
-        cells = _cells_by_id(nb)
-        for bug in SAMPLE_BUGS[assignment]:
-            cell = cells[bug.cell]
-            if bug.old not in cell.source:
-                raise ValueError(f"sample bug {bug.description!r}: text not found in cell {bug.cell}")
-            cell.source = cell.source.replace(bug.old, bug.new)
+        apply_edits(nb, [edit for edit, _ in SAMPLE_BUGS[assignment]])
     return nb
 
 

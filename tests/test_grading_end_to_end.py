@@ -1,8 +1,9 @@
 """Grading a class for real: nbgrader, a real kernel, the hidden pytest checks.
 
 One isolated course directory (its own gradebook, submitted/, grades/) gets
-the three generated sample submissions and is graded by the same batch
-command as `make autograde`. This is the slow test (a few minutes).
+the three generated sample submissions, plus one made of correct alternative
+implementations from the grader-accuracy corpus, and is graded by the same
+batch command as `make autograde`. This is the slow test (a few minutes).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from course import paths
-from course.samples import SAMPLE_BUGS
+from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook
+from grader_accuracy.alternatives import ALTERNATIVES
 from helpers import ASSIGNMENT
 
 FULL = 50
@@ -44,9 +47,20 @@ def course(tmp_path_factory) -> dict:
     nbgrader = str(Path(sys.executable).with_name("nbgrader"))
     run([nbgrader, "generate_assignment", ASSIGNMENT, "--log-level=WARN"], env)
     run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
+    write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
     batch_output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], env)
     records = {p.stem: json.loads(p.read_text()) for p in (build / "results" / ASSIGNMENT).glob("*.json")}
     return {"root": root, "build": build, "env": env, "records": records, "batch_output": batch_output}
+
+
+def write_alternatives_student(folder: Path) -> None:
+    """A submission made of the first correct alternative of each answer cell (not run: no log)."""
+    shutil.copytree(paths.ROOT / "release" / ASSIGNMENT, folder)
+    first_per_cell = {}
+    for alternative in ALTERNATIVES:
+        first_per_cell.setdefault(alternative.cell, alternative)
+    nb = apply_edits(sample_notebook(ASSIGNMENT, "perfect"), first_per_cell.values())
+    nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
 
 
 def totals(record: dict) -> tuple[float, float]:
@@ -69,7 +83,7 @@ def test_blank_release_gets_zero_on_both_paths(course):
 
 def test_partial_submission_loses_exactly_the_points_of_its_bugs(course):
     record = course["records"]["partial"]
-    broken = {bug.fails for bug in SAMPLE_BUGS[ASSIGNMENT]}
+    broken = {check for _, check in SAMPLE_BUGS[ASSIGNMENT]}
     lost_judge = {c for c, p in record["points"].items() if p < record["max_points"][c]}
     lost_nbgrader = {c for c in record["max_points"] if record["nbgrader"][c] < record["max_points"][c]}
     assert lost_judge == broken and lost_nbgrader == broken
@@ -77,10 +91,16 @@ def test_partial_submission_loses_exactly_the_points_of_its_bugs(course):
     assert "paths-disagree" not in record["flags"] and record["status"] == "ok"
 
 
+def test_alternative_implementations_get_full_marks_on_both_paths(course):
+    record = course["records"]["alternatives"]
+    assert totals(record) == (FULL, FULL)
+    assert record["flags"] == ["log-missing"], "it was never run, so it has no log; nothing else is wrong"
+
+
 def test_grades_csv_has_one_row_per_student_with_both_totals(course):
     with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert sorted(rows) == ["blank", "partial", "perfect"]
+    assert sorted(rows) == ["alternatives", "blank", "partial", "perfect"]
     assert rows["perfect"]["total"] == rows["perfect"]["nbgrader_total"] == str(FULL)
     assert rows["blank"]["total"] == "0"
 
@@ -102,5 +122,5 @@ def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):
     results = course["build"] / "results" / ASSIGNMENT
     before = {p.name: p.read_bytes() for p in results.glob("*.json")}
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
-    assert output.count("already graded, unchanged") == 3
+    assert output.count("already graded, unchanged") == 4
     assert {p.name: p.read_bytes() for p in results.glob("*.json")} == before

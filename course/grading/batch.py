@@ -91,7 +91,7 @@ def merge(assignment: str, names: list[str]) -> list[dict]:
         writer = csv.writer(f)
         writer.writerow(["student", "status", *check_ids, "total", "max", "nbgrader_total", "manual_pending", "flags"])
         for r in records:
-            nbgrader_total = sum(r["nbgrader"].get(c, 0) for c in check_ids) if r["nbgrader"] else ""
+            nbgrader_total = f'{sum(r["nbgrader"].get(c, 0) for c in check_ids):g}' if r["nbgrader"] else ""
             writer.writerow([r["student"], r["status"], *(r["points"][c] for c in check_ids), sum(r["points"].values()),
                              sum(r["max_points"].values()), nbgrader_total, sum(r["manual_pending"].values()),
                              ";".join(r["flags"])])
@@ -108,7 +108,7 @@ def report_text(assignment: str, records: list[dict], check_ids: list[str]) -> s
     lines = [f"# Grades report: {assignment}", "", f"{len(records)} submissions graded.", "",
              "| student | status | judge | nbgrader | flags | seconds |", "|---|---|---|---|---|---|"]
     for r in records:
-        nbgrader = sum(r["nbgrader"].get(c, 0) for c in check_ids) if r["nbgrader"] else "-"
+        nbgrader = f'{sum(r["nbgrader"].get(c, 0) for c in check_ids):g}' if r["nbgrader"] else "-"
         seconds = sum(r["seconds"].values())
         lines.append(f"| {r['student']} | {r['status']} | {sum(r['points'].values())}/{sum(r['max_points'].values())} "
                      f"| {nbgrader} | {', '.join(r['flags']) or '-'} | {seconds:.0f} |")

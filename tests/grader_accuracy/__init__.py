@@ -1,0 +1,1 @@
+"""Grader accuracy: mutants that must be caught, alternatives that must be accepted."""

@@ -1,0 +1,142 @@
+"""Wrong implementations: each is the instructor solution with one classic mistake.
+
+Drawn from shared/MISTAKES.md and common student errors. Every mutant must
+fail at least one check of the piece its cell defines, and no check of any
+other piece.
+"""
+
+from course.samples import SAMPLE_BUGS, Edit
+
+T = "answer-tokenizer"
+EMB, PE, TE = "answer-token-embedding", "answer-positional-encoding", "answer-transformer-embeddings"
+ATT, MHA = "answer-attention", "answer-multi-head-attention"
+LN, FF, BLOCK = "answer-layer-norm", "answer-feed-forward", "answer-transformer-block"
+MODEL, TRAIN = "answer-mini-transformer", "answer-train-transformer"
+SOFTMAX = "weights = F.softmax(scores, dim=-1)"
+DROP_WEIGHTS = "if dropout is not None:\n        weights = dropout(weights)\n"
+
+MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS["transformer_fundamentals"]) + (
+    # SimpleTokenizer
+    Edit("clean_text_keeps_case", T, (("text.lower()))", "text))"),), "clean_text does not lower-case"),
+    Edit("clean_text_keeps_underscores", T, (('r"[^\\W_]+(?:\'[^\\W_]+)*"', 'r"\\w+(?:\'\\w+)*"'),),
+         "clean_text treats underscores as letters"),
+    Edit("vocab_specials_last", T, (("enumerate(specials + words)", "enumerate(words + specials)"),),
+         "special tokens get the last ids instead of 0, 1, 2"),
+    Edit("vocab_off_by_three", T, (("max(self.vocab_size - len(specials), 0)", "self.vocab_size"),),
+         "vocab_size words plus the specials: 3 entries too many"),
+    Edit("vocab_ties_alphabetical", T, (("counts.most_common(max(self.vocab_size - len(specials), 0))",
+                                         "sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))"
+                                         "[: max(self.vocab_size - len(specials), 0)]"),),
+         "ties broken alphabetically, not by first appearance"),
+    Edit("vocab_inverse_missing", T, (("self.inverse_vocab = {i: token for token, i in self.vocab.items()}",
+                                       "self.inverse_vocab = {}"),), "inverse_vocab is never filled"),
+    Edit("tokenize_cls_after_truncation", T, (("([self.cls_token] + self.clean_text(text).split())[:max_length]",
+                                               "[self.cls_token] + self.clean_text(text).split()[:max_length]"),),
+         "<CLS> added after truncation: sequences one too long"),
+    Edit("tokenize_no_padding", T, (("return ids + [self.vocab[self.pad_token]] * (max_length - len(ids))",
+                                     "return ids"),), "no padding up to max_length"),
+    Edit("tokenize_unknown_as_pad", T, (("unk_id = self.vocab[self.unk_token]", "unk_id = self.vocab[self.pad_token]"),),
+         "unknown words become <PAD>"),
+    Edit("tokenize_skips_cleaning", T, (("+ self.clean_text(text).split())[:max_length]", "+ text.split())[:max_length]"),),
+         "tokenize splits raw text without clean_text"),
+    Edit("decode_keeps_cls", T, (("skipped = {self.vocab[self.pad_token], self.vocab[self.cls_token]}",
+                                  "skipped = {self.vocab[self.pad_token]}"),), "decode keeps <CLS>"),
+    Edit("decode_breaks_on_tensors", T, (("self.inverse_vocab[int(i)] for i in indices if int(i) not in skipped",
+                                          'self.inverse_vocab.get(i, "?") for i in indices if i not in skipped'),),
+         "decode looks up tensor elements without int()"),
+    # TokenEmbedding
+    Edit("embedding_unscaled", EMB, ((" * math.sqrt(self.d_model)", ""),), "no sqrt(d_model) scale"),
+    Edit("embedding_scaled_by_d_model", EMB, (("math.sqrt(self.d_model)", "self.d_model"),),
+         "scaled by d_model instead of its square root"),
+    # PositionalEncoding
+    Edit("pe_sin_cos_swapped", PE, (("pe[:, 0::2] = torch.sin", "pe[:, 0::2] = torch.COS"),
+                                     ("pe[:, 1::2] = torch.cos", "pe[:, 1::2] = torch.sin"), ("torch.COS", "torch.cos")),
+         "cosine at even indices, sine at odd"),
+    Edit("pe_exponent_per_index", PE, (("torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model)",
+                                        "torch.arange(0, d_model // 2).float() * (-math.log(10000.0) / d_model)"),),
+         "exponent i/d_model per index instead of 2i/d_model per pair"),
+    Edit("pe_concatenated", PE, (("pe[:, 0::2] =", "pe[:, : d_model // 2] ="), ("pe[:, 1::2] =", "pe[:, d_model // 2 :] =")),
+         "sines and cosines concatenated instead of interleaved"),
+    Edit("pe_wrong_axis", PE, (("self.pe[: x.size(1)]", "self.pe[: x.size(0)].unsqueeze(1)"),),
+         "positions taken along the batch axis"),
+    # TransformerEmbeddings
+    Edit("embeddings_no_dropout", TE, (("return self.dropout(self.pos_encoding(self.token_embedding(input_ids)))",
+                                        "return self.pos_encoding(self.token_embedding(input_ids))"),), "dropout never applied"),
+    Edit("embeddings_dropout_before_positions", TE, (("self.dropout(self.pos_encoding(self.token_embedding(input_ids)))",
+                                                      "self.pos_encoding(self.dropout(self.token_embedding(input_ids)))"),),
+         "dropout on the token embeddings only"),
+    Edit("embeddings_no_positions", TE, (("self.dropout(self.pos_encoding(self.token_embedding(input_ids)))",
+                                          "self.dropout(self.token_embedding(input_ids))"),), "positional encoding not added"),
+    # scaled_dot_product_attention
+    Edit("attention_softmax_over_queries", ATT, ((SOFTMAX, "weights = F.softmax(scores, dim=-2)"),), "softmax over the query axis"),
+    Edit("attention_scaled_by_d_k", ATT, (("/ math.sqrt(d_k)", "/ d_k"),), "scaled by d_k instead of sqrt(d_k)"),
+    Edit("attention_transpose_fixed_axes", ATT, (("K.transpose(-2, -1)", "K.transpose(1, 2)"),),
+         "K transposed on axes 1 and 2: wrong once there are heads"),
+    Edit("attention_d_k_from_values", ATT, (("d_k = Q.size(-1)", "d_k = V.size(-1)"),), "scale taken from V's size"),
+    Edit("attention_mask_polarity", ATT, (("mask == 0", "mask == 1"),), "mask polarity reversed"),
+    Edit("attention_mask_minus_inf", ATT, (("-1e9", 'float("-inf")'),), "-inf fill: NaN for a fully masked row"),
+    Edit("attention_mask_after_softmax", ATT, (("scores = scores.masked_fill(mask == 0, -1e9)", "pass"),
+                                               (SOFTMAX, SOFTMAX + "\n    if mask is not None:\n"
+                                                "        weights = weights.masked_fill(mask == 0, 0.0)")),
+         "mask applied after the softmax: rows no longer sum to 1"),
+    Edit("attention_mask_ignored", ATT, (("scores = scores.masked_fill(mask == 0, -1e9)", "pass"),), "mask ignored"),
+    Edit("attention_dropout_on_scores", ATT, ((DROP_WEIGHTS, ""), (SOFTMAX, "if dropout is not None:\n"
+                                              "        scores = dropout(scores)\n    " + SOFTMAX)),
+         "dropout applied to the scores"),
+    Edit("attention_dropout_on_output", ATT, ((DROP_WEIGHTS, ""), ("return weights @ V, weights",
+                                              "output = weights @ V\n    return (output if dropout is None else "
+                                              "dropout(output)), weights")), "dropout applied to the output"),
+    # MultiHeadAttention
+    Edit("mha_split_without_transpose", MHA, (("t.view(B, T, self.num_heads, self.d_k).transpose(1, 2)",
+                                               "t.view(B, self.num_heads, T, self.d_k)"),), "heads split with view only"),
+    Edit("mha_merge_without_transpose", MHA, (("heads.transpose(1, 2).contiguous().view(B, T, self.d_model)",
+                                               "heads.contiguous().view(B, T, self.d_model)"),), "heads merged with view only"),
+    Edit("mha_no_output_projection", MHA, (("return self.W_o(merged), weights", "return merged, weights"),),
+         "W_o created but not applied"),
+    Edit("mha_mask_dropped", MHA, (("mask=mask, dropout", "mask=None, dropout"),), "mask not passed to attention"),
+    Edit("mha_missing_output_layer", MHA, (("        self.W_o = nn.Linear(d_model, d_model)\n", ""),
+                                           ("return self.W_o(merged), weights", "return merged, weights")),
+         "no output projection at all"),
+    Edit("mha_bias_free", MHA, (("self.W_q = nn.Linear(d_model, d_model)", "self.W_q = nn.Linear(d_model, d_model, bias=False)"),),
+         "a projection without bias"),
+    # LayerNorm
+    Edit("layer_norm_eps_outside_sqrt", LN, (("torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)"),),
+         "eps added to the std, outside the sqrt"),
+    Edit("layer_norm_wrong_axis", LN, (("x.mean(dim=-1, keepdim=True)", "x.mean(dim=0, keepdim=True)"),
+                                       ("x.var(dim=-1, keepdim=True, unbiased=False)", "x.var(dim=0, keepdim=True, unbiased=False)")),
+         "normalised over the batch axis"),
+    Edit("layer_norm_no_shift", LN, ((" + self.beta\n", "\n"),), "beta never added"),
+    # FeedForward
+    Edit("ffn_no_activation", FF, (("F.relu(self.linear1(x))", "self.linear1(x)"),), "no ReLU"),
+    Edit("ffn_dropout_after_output", FF, (("self.linear2(self.dropout(F.relu(self.linear1(x))))",
+                                           "self.dropout(self.linear2(F.relu(self.linear1(x))))"),), "dropout after linear2"),
+    Edit("ffn_gelu", FF, (("F.relu", "F.gelu"),), "GELU where ReLU is asked for"),
+    # TransformerBlock
+    Edit("block_pre_norm", BLOCK, (("self.attention(x, mask)", "self.attention(self.norm1(x), mask)"),
+                                   ("x = self.norm1(x + self.dropout(attn_out))", "x = x + self.dropout(attn_out)"),
+                                   ("x = self.norm2(x + self.dropout(self.feed_forward(x)))",
+                                    "x = x + self.dropout(self.feed_forward(self.norm2(x)))")), "pre-norm where post-norm is asked"),
+    Edit("block_no_attention_residual", BLOCK, (("self.norm1(x + self.dropout(attn_out))", "self.norm1(self.dropout(attn_out))"),),
+         "residual around attention missing"),
+    Edit("block_norms_swapped", BLOCK, (("self.norm1(x +", "self.NORM2(x +"), ("self.norm2(x +", "self.norm1(x +"),
+                                        ("self.NORM2", "self.norm2")), "norm1 and norm2 swapped"),
+    Edit("block_mask_dropped", BLOCK, (("self.attention(x, mask)", "self.attention(x)"),), "mask not passed to attention"),
+    # MiniTransformer
+    Edit("model_mask_not_passed", MODEL, (("block(x, key_mask)", "block(x, None)"),), "blocks run without the mask"),
+    Edit("model_mask_on_queries", MODEL, (("attention_mask[:, None, None, :]", "attention_mask[:, None, :, None]"),),
+         "mask shaped to block padding queries instead of keys"),
+    Edit("model_no_final_norm", MODEL, (("x = self.ln_f(x)", "x = x"),), "ln_f never applied"),
+    Edit("model_first_token_pooling", MODEL, (("pooled = (x * real).sum(dim=1) / real.sum(dim=1).clamp(min=1.0)",
+                                               "pooled = x[:, 0]"),), "pools the first token instead of the mean"),
+    # train_transformer
+    Edit("train_no_zero_grad", TRAIN, (("            optimizer.zero_grad()\n", ""),), "gradients never reset"),
+    Edit("train_softmax_before_loss", TRAIN, (("criterion(logits, labels)", "criterion(logits.softmax(-1), labels)"),),
+         "softmax before cross-entropy"),
+    Edit("train_adam_not_adamw", TRAIN, (("torch.optim.AdamW(", "torch.optim.Adam("),), "Adam with L2 instead of AdamW"),
+    Edit("train_no_train_mode", TRAIN, (("        model.train()\n", ""),), "model.train() missing after validation"),
+    Edit("train_accuracy_percent", TRAIN, (('history["train_acc"].append(correct / total)',
+                                            'history["train_acc"].append(100.0 * correct / total)'),),
+         "training accuracy in percent"),
+    Edit("train_validates_on_training_data", TRAIN, (("evaluate(model, val_loader, criterion)",
+                                                      "evaluate(model, train_loader, criterion)"),), "validates on the training set"),
+)

@@ -1,0 +1,119 @@
+"""Grader accuracy: run every mutant and alternative through the probes and verdicts.
+
+    python tests/grader_accuracy/report.py      (or: make grader-report)
+
+A mutant is caught when it fails at least one check of the piece its cell
+defines and no check of another piece; an alternative is accepted when it
+fails nothing. Prints the table per piece and overall.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `grader_accuracy` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import nbformat  # noqa: E402
+
+from course import paths  # noqa: E402
+from course.checks import checks_for, verdict  # noqa: E402
+from course.grading.grade_one import grade_cells  # noqa: E402
+from course.probes import execute_program, graded_program, load_probes, quiet  # noqa: E402
+from course.samples import Edit, apply_edits, sample_notebook  # noqa: E402
+
+ASSIGNMENT = "transformer_fundamentals"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    edit: Edit
+    failed: dict[str, str]  # check id -> message
+
+    @property
+    def own_checks(self) -> set[str]:
+        return checks_of_cell()[self.edit.cell]
+
+    @property
+    def caught(self) -> bool:
+        """For a mutant: fails its own piece and nothing else."""
+        return bool(self.failed) and set(self.failed) <= self.own_checks
+
+    @property
+    def accepted(self) -> bool:
+        """For an alternative: fails nothing."""
+        return not self.failed
+
+
+@cache
+def checks_of_cell() -> dict[str, set[str]]:
+    """Answer cell id -> the checks of the names it defines (a check's piece is 'Name' or 'Name.method')."""
+    source = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
+    result = {}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and cell.cell_type == "code":
+            names = set(re.findall(r"^(?:class|def) (\w+)", cell.source, flags=re.M))
+            result[meta["grade_id"]] = {c.check_id for c in checks_for(ASSIGNMENT).values()
+                                        if c.piece.split(".")[0] in names}
+    return result
+
+
+def evaluate(edit: Edit) -> Outcome:
+    """Apply one edit to the solution and judge every check (the fast path: no nbgrader)."""
+    import torch
+
+    torch.set_num_threads(1)
+    nb = apply_edits(sample_notebook(ASSIGNMENT, "perfect"), [edit])
+    ns, _ = execute_program(graded_program(ASSIGNMENT, nb), paths.source_dir(ASSIGNMENT))
+    with quiet():
+        outputs, errors = load_probes(ASSIGNMENT).run_all(ns)
+    results = [verdict(ASSIGNMENT, c, outputs.get(c), errors.get(c)) for c in checks_for(ASSIGNMENT)]
+    return Outcome(edit, {r.check_id: r.message for r in results if not r.passed})
+
+
+def evaluate_all(edits) -> list[Outcome]:
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(evaluate, edits))
+
+
+def report(mutants: list[Outcome], alternatives: list[Outcome]) -> str:
+    auto_points, _ = grade_cells(ASSIGNMENT)
+    lines = [f"{'piece (answer cell)':<32}{'points':>7}{'mutants caught':>17}{'alternatives accepted':>24}"]
+    for cell, checks in checks_of_cell().items():
+        m = [o for o in mutants if o.edit.cell == cell]
+        a = [o for o in alternatives if o.edit.cell == cell]
+        lines.append(f"{cell:<32}{sum(auto_points[c] for c in checks):>7}"
+                     f"{sum(o.caught for o in m):>12}/{len(m):<4}{sum(o.accepted for o in a):>19}/{len(a):<4}")
+    caught, accepted = sum(o.caught for o in mutants), sum(o.accepted for o in alternatives)
+    lines.append(f"{'overall':<32}{sum(auto_points.values()):>7}{caught:>12}/{len(mutants):<4}"
+                 f"{accepted:>19}/{len(alternatives):<4}")
+    lines.append(f"mutants caught: {100 * caught / len(mutants):.0f}%, alternatives accepted: "
+                 f"{100 * accepted / len(alternatives):.0f}%")
+    for o in mutants:
+        if not o.caught:
+            lines.append(f"MISSED mutant {o.edit.name} ({o.edit.description}): failed {sorted(o.failed) or 'nothing'}")
+    for o in alternatives:
+        if not o.accepted:
+            lines.append(f"REJECTED alternative {o.edit.name}: {o.failed}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    from grader_accuracy.alternatives import ALTERNATIVES
+    from grader_accuracy.mutants import MUTANTS
+
+    outcomes = evaluate_all(MUTANTS + ALTERNATIVES)
+    text = report(outcomes[: len(MUTANTS)], outcomes[len(MUTANTS):])
+    print(text)
+    if "MISSED" in text or "REJECTED" in text:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
