@@ -19,10 +19,10 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grader-report test clean
+.PHONY: help venv all source reference release samples autograde report grader-report bench sandbox-tools test clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 venv: $(STAMP) ## install pinned requirements into .venv
 
@@ -47,7 +47,10 @@ release: $(STAMP) ## generate release/ from source/ with nbgrader (and record it
 samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partly wrong) in submitted/
 	$(PY) -m course.samples $(ASSIGNMENT)
 
-autograde: $(STAMP) ## grade every submission in submitted/: nbgrader + hidden pytest checks
+sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
+	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
+
+autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: nbgrader + hidden pytest checks
 	$(PY) -m course.grading.batch $(ASSIGNMENT)
 
 report: $(STAMP) ## print the grades report
@@ -56,7 +59,10 @@ report: $(STAMP) ## print the grades report
 grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
 	$(PY) tests/grader_accuracy/report.py
 
-test: $(STAMP) ## run every test of the repository
+bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds per graded submission
+	$(PY) scripts/benchmark.py
+
+test: $(STAMP) sandbox-tools ## run every test of the repository
 	$(PY) -m pytest tests -q
 
 clean: ## remove everything a run built (keeps .venv)

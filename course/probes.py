@@ -23,13 +23,17 @@ from course import paths
 
 
 @cache
-def load_probes(assignment: str) -> ModuleType:
-    """The instructor's probe module of `assignment`, under a private module name."""
-    path = paths.probes_file(assignment)
-    spec = importlib.util.spec_from_file_location(f"_course_probes_{assignment}", path)
+def load_module(path: Path) -> ModuleType:
+    """A probe module loaded from `path`, under a private module name."""
+    spec = importlib.util.spec_from_file_location(f"_course_probes_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_probes(assignment: str) -> ModuleType:
+    """The instructor's probe module of `assignment`."""
+    return load_module(paths.probes_file(assignment))
 
 
 @contextlib.contextmanager

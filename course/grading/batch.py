@@ -20,8 +20,9 @@ import time
 from pathlib import Path
 
 from course import paths
-from course.grading.grade_one import NOTEBOOK_TIMEOUT_S, PROBE_TIMEOUT_S, RECORD_VERSION, Record, grade_cells, \
-    submission_hash, write_record
+from course.grading import sandbox
+from course.grading.grade_one import NOTEBOOK_TIMEOUT_S, PROBE_TIMEOUT_S, RECORD_VERSION, SANDBOX, Record, \
+    grade_cells, submission_hash, write_record
 
 STEP_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + PROBE_TIMEOUT_S + 600
 
@@ -127,6 +128,13 @@ def main() -> None:
     parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
     parser.add_argument("--regrade", action="store_true", help="grade every submission again, even if unchanged")
     args = parser.parse_args()
+    if SANDBOX == "none":
+        print("WARNING: COURSE_SANDBOX=none: student code runs WITHOUT isolation (no network or file jail).",
+              file=sys.stderr)
+    elif not sandbox.bubblewrap():
+        sys.exit("bubblewrap (bwrap) is not installed, so student code cannot be isolated. Run "
+                 "`make sandbox-tools` (apt-get install bubblewrap), or, on a machine that cannot run it, "
+                 "set COURSE_SANDBOX=none to grade without isolation.")
     names = students(args.assignment)
     for student in names:
         if not args.regrade and is_current(args.assignment, student):

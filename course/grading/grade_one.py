@@ -28,8 +28,12 @@ from pathlib import Path
 import nbformat
 
 from course import paths
+from course.grading import probe, sandbox
 
 NOTEBOOK_TIMEOUT_S = int(os.environ.get("COURSE_NOTEBOOK_TIMEOUT", "900"))
+# "bwrap" (default): student code in the judge path runs in bubblewrap. "none": the instructor
+# chose to grade without isolation on a machine that cannot run it; every record says so.
+SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
 PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
 JUDGE_TIMEOUT_S = 120
 RECORD_VERSION = 1
@@ -46,7 +50,7 @@ class Record:
 
     student: str
     assignment: str
-    status: str = "ok"  # ok | invalid | timeout | crashed | forged
+    status: str = "ok"  # ok | invalid | timeout | crashed | forged | tampered
     messages: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     submission_sha256: str = ""
@@ -77,18 +81,16 @@ def submission_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def _env() -> dict[str, str]:
+    """The environment of grading steps: the venv's tools first, and `course` importable."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(paths.ROOT)}
+
+
 def _run(cmd: list[str], timeout: int, log: Path) -> tuple[int | None, float]:
-    """Run a grading step as a child process; (exit code or None on timeout, seconds)."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(paths.ROOT)}  # the hidden test cells import course
-    start = time.perf_counter()
-    with log.open("w") as out:
-        try:
-            code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, cwd=paths.ROOT,
-                                  env=env).returncode
-        except subprocess.TimeoutExpired:
-            code = None
-    return code, round(time.perf_counter() - start, 2)
+    """Run a grading step under the sandbox's limits; (exit code or None on timeout, seconds)."""
+    outcome = sandbox.limited_run(cmd, timeout=timeout, log=log, env=_env(), cwd=paths.ROOT)
+    return outcome.code, outcome.seconds
 
 
 def _nbgrader(*args: str) -> list[str]:
@@ -159,19 +161,33 @@ def grade_one(assignment: str, student: str) -> Record:
         _run(_nbgrader("generate_feedback", assignment, "--student", student, "--force"), 300, work / "feedback.log")
     record.nbgrader = nbgrader_scores(assignment, student) if code == 0 else {}
 
-    code, record.seconds["probe"] = _run(
-        [sys.executable, "-m", "course.grading.probe", assignment, str(folder / f"{assignment}.ipynb"), str(work)],
-        PROBE_TIMEOUT_S, work / "probe.log")
-    if code != 0:
-        record.status = "timeout" if code is None else "crashed"
-        record.messages.append("your code could not be run on the grader's inputs "
-                               + ("in time." if code is None else "(the process crashed)."))
+    jail = work / "sandbox"
+    probe.prepare(assignment, folder / f"{assignment}.ipynb", jail)
+    command = [sys.executable, "-m", "course.grading.probe", str(jail)]
+    if SANDBOX == "none":
+        record.flags.append("not-sandboxed")
+    else:
+        command = sandbox.jail(command, writable=jail, readable=[paths.ROOT / "course"],
+                               hidden=[paths.ROOT / "course" / "checks"])
+    outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=work / "probe.log", env=_env(), cwd=jail)
+    record.seconds["probe"] = outcome.seconds
+    if outcome.code != 0 or not (jail / probe.OUTPUTS).exists():
+        record.status = "timeout" if outcome.timed_out else "crashed"
+        reason = (f"did not finish within {PROBE_TIMEOUT_S} s" if outcome.timed_out else
+                  f"used more than {sandbox.MEMORY_LIMIT_MB} MB of memory" if outcome.out_of_memory else
+                  "stopped the process that ran it (for example os._exit or a crash)")
+        record.messages.append(f"Your code, run on the grader's inputs, {reason}; "
+                               "no hidden check could judge it.")
         return record
+
+    cell_errors = json.loads((jail / probe.REPORT).read_text())["cell_errors"]
+    record.messages += [f"Your cell {cell_id} raised {error}; the checks that need it cannot pass."
+                        for cell_id, error in cell_errors.items() if "NotImplementedError" not in error]
 
     junit = work / "judge.xml"
     code, record.seconds["judge"] = _run(
         [sys.executable, "-m", "pytest", "tests/hidden", "-q", "-p", "no:cacheprovider", f"--assignment={assignment}",
-         f"--submission={folder}", f"--probe-dir={work}", f"--junitxml={junit}"], JUDGE_TIMEOUT_S, work / "judge.log")
+         f"--submission={folder}", f"--probe-dir={jail}", f"--junitxml={junit}"], JUDGE_TIMEOUT_S, work / "judge.log")
     if code is None or not junit.exists():
         record.status = "crashed"
         record.messages.append("the hidden checks could not run; the instructor has been told.")
@@ -187,11 +203,14 @@ def grade_one(assignment: str, student: str) -> Record:
     if record.status == "ok" and {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
         record.status = "forged"
     if record.nbgrader:
-        disagree = [c for c in auto_points if (record.nbgrader.get(c, 0) > 0) != record.judge.get(c, {}).get("passed", False)]
-        if disagree:
+        passed_in_kernel = {c for c in auto_points if record.nbgrader.get(c, 0) > 0}
+        passed_by_judge = {c for c, result in record.judge.items() if result["passed"]}
+        if passed_in_kernel != passed_by_judge:
             record.flags.append("paths-disagree")
-            record.messages.append(f"nbgrader and the hidden checks disagree on: {', '.join(disagree)}; "
-                                   "the instructor will review.")
+            record.messages.append("nbgrader and the hidden checks disagree on: "
+                                   f"{', '.join(sorted(passed_in_kernel ^ passed_by_judge))}; the instructor will review.")
+        if passed_in_kernel - passed_by_judge and record.status == "ok":  # passed only inside the student's kernel
+            record.status = "tampered"
     return record
 
 

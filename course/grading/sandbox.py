@@ -1,0 +1,142 @@
+"""Limits for running student code: a wall clock, memory and process caps, and a filesystem jail.
+
+- `limited_run` runs a command in its own process group and cgroups (v1
+  memory and pids controllers, when this machine lets root create them):
+  past the memory cap the kernel kills it, a fork bomb stops at the process
+  cap, and at the time limit the whole group is killed.
+- `jail` wraps a command in bubblewrap: no network, a read-only view of the
+  system and of the Python install, and write access to one folder only.
+  What is not bound in (source/, the checks' reference data, other
+  submissions, the gradebook) does not exist inside.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+MEMORY_LIMIT_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
+MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
+
+
+@dataclass
+class Outcome:
+    """How a limited command ended."""
+
+    code: int | None  # exit code, None if it was killed at the time limit
+    seconds: float
+    out_of_memory: bool = False
+
+    @property
+    def timed_out(self) -> bool:
+        return self.code is None
+
+
+class _Cgroups:
+    """A memory and a pids cgroup (v1) for one command; removed afterwards. Absent if not permitted."""
+
+    def __init__(self, memory_mb: int, max_processes: int):
+        name = f"course-{uuid.uuid4().hex[:12]}"
+        self.dirs: list[Path] = []
+        for controller, settings in (("memory", {"memory.limit_in_bytes": memory_mb * 2**20,
+                                                 "memory.memsw.limit_in_bytes": memory_mb * 2**20}),
+                                     ("pids", {"pids.max": max_processes})):
+            folder = CGROUP_ROOT / controller / name
+            try:
+                folder.mkdir()
+            except OSError:
+                continue
+            self.dirs.append(folder)
+            for key, value in settings.items():
+                try:
+                    (folder / key).write_text(str(value))
+                except OSError:  # memsw needs swap accounting; the plain limit still holds
+                    pass
+
+    def enter_command(self, cmd: list[str]) -> list[str]:
+        """`cmd`, started from a shell that first moves itself into the cgroups."""
+        if not self.dirs:
+            return cmd
+        moves = "; ".join(f"echo $$ > {folder / 'cgroup.procs'}" for folder in self.dirs)
+        return ["/bin/sh", "-c", f'{moves}; exec "$@"', "sh", *cmd]
+
+    def out_of_memory(self) -> bool:
+        """True if the kernel killed a process of this command for using too much memory."""
+        for folder in self.dirs:
+            control = folder / "memory.oom_control"
+            if control.exists():
+                fields = dict(line.split() for line in control.read_text().splitlines() if line.strip())
+                if int(fields.get("oom_kill", 0)) > 0:
+                    return True
+        return False
+
+    def remove(self) -> None:
+        for folder in self.dirs:
+            procs = folder / "cgroup.procs"
+            for pid in procs.read_text().split() if procs.exists() else []:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            for _ in range(50):  # killed processes leave the cgroup once the kernel has reaped them
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None = None, cwd: Path | None = None,
+                memory_mb: int = MEMORY_LIMIT_MB, max_processes: int = MAX_PROCESSES) -> Outcome:
+    """Run `cmd` with its output in `log`, under the time, memory and process limits."""
+    cgroups = _Cgroups(memory_mb, max_processes)
+    start = time.perf_counter()
+    with log.open("w") as out:
+        process = subprocess.Popen(cgroups.enter_command(cmd), stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                                   start_new_session=True)
+        try:
+            code: int | None = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # whatever it left behind
+            except ProcessLookupError:
+                pass
+            process.wait()
+    outcome = Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory())
+    cgroups.remove()
+    return outcome
+
+
+def bubblewrap() -> str | None:
+    """The bwrap executable, or None if this machine has none."""
+    return shutil.which("bwrap")
+
+
+def jail(cmd: list[str], *, writable: Path, readable: list[Path], hidden: list[Path] = ()) -> list[str]:
+    """`cmd` inside bubblewrap: no network, read-only system and Python, `writable` as the working folder.
+
+    `readable` folders are bound read-only; `hidden` ones (inside readable ones) are covered by an empty tmpfs.
+    """
+    python_home = Path(sys.base_prefix)
+    args = ["bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for system in ("/usr", "/bin", "/lib", "/lib64", "/etc"):
+        if Path(system).exists():
+            args += ["--ro-bind", system, system]
+    for folder in (python_home, Path(sys.prefix), *readable):
+        args += ["--ro-bind", str(folder), str(folder)]
+    for folder in hidden:
+        args += ["--tmpfs", str(folder)]
+    args += ["--bind", str(writable), str(writable), "--chdir", str(writable),
+             "--setenv", "HOME", str(writable), "--setenv", "MPLCONFIGDIR", str(writable)]
+    return args + cmd

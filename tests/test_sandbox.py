@@ -1,0 +1,97 @@
+"""The sandbox of the judge path: student code sees no secrets, no network, and cannot outgrow its limits."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from course import paths
+from course.grading import probe, sandbox
+from course.grading.grade_one import _env
+from helpers import ASSIGNMENT
+
+pytestmark = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed (make sandbox-tools)")
+RELEASE_NOTEBOOK = paths.ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Outcome, Path]:
+    """Run the blank release plus one extra answer cell through the sandboxed probe step."""
+    jail = tmp_path / "sandbox"
+    probe.prepare(ASSIGNMENT, RELEASE_NOTEBOOK, jail)
+    program = json.loads((jail / probe.PROGRAM).read_text())
+    program.insert(1, ["student-cell", student_code])
+    (jail / probe.PROGRAM).write_text(json.dumps(program))
+    command = sandbox.jail([sys.executable, "-m", "course.grading.probe", str(jail)], writable=jail,
+                           readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"])
+    outcome = sandbox.limited_run(command, log=tmp_path / "log.txt", env=_env(), cwd=jail, **limits)
+    return outcome, jail
+
+
+def test_student_code_cannot_read_secrets_or_reach_the_network(tmp_path):
+    secrets = {
+        "solution": paths.source_notebook(ASSIGNMENT),
+        "reference": paths.reference_file(ASSIGNMENT),
+        "verdicts": paths.ROOT / "course" / "checks" / f"{ASSIGNMENT}.py",
+        "hidden_tests": paths.ROOT / "tests" / "hidden" / "test_judge.py",
+        "gradebook_folder": paths.BUILD,
+    }
+    code = f"""
+import json, os, socket
+seen = {{name: os.path.exists(path) for name, path in {json.dumps({k: str(v) for k, v in secrets.items()})}.items()}}
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    seen["network"] = True
+except OSError:
+    seen["network"] = False
+open("seen.json", "w").write(json.dumps(seen))
+"""
+    outcome, jail = run_in_jail(tmp_path, code, timeout=60)
+    assert outcome.code == 0
+    assert json.loads((jail / "seen.json").read_text()) == {name: False for name in [*secrets, "network"]}
+
+
+def test_memory_bomb_is_killed_and_reported(tmp_path):
+    outcome, jail = run_in_jail(tmp_path, "x = bytearray(6 * 2**30)\nx[::4096] = b'1' * (len(x) // 4096)",
+                                timeout=60, memory_mb=1536)
+    assert outcome.code != 0 and outcome.out_of_memory
+    assert not (jail / probe.OUTPUTS).exists()
+
+
+def test_fork_bomb_is_bounded_and_cleaned_up(tmp_path):
+    code = """
+import os, time
+children = 0
+for _ in range(5000):
+    try:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        children += 1
+    except OSError:
+        break
+open("children.txt", "w").write(str(children))
+"""
+    outcome, jail = run_in_jail(tmp_path, code, timeout=60, max_processes=64)
+    assert outcome.code == 0, "the probe run goes on after the bomb fizzles"
+    assert int((jail / "children.txt").read_text()) < 64
+    assert outcome.seconds < 30, "the sleeping children were killed, not waited for"
+
+
+def test_endless_loop_is_stopped_at_the_time_limit(tmp_path):
+    outcome, _ = run_in_jail(tmp_path, "while True:\n    pass", timeout=15)
+    assert outcome.timed_out and 15 <= outcome.seconds < 30
+
+
+def test_hard_exit_is_a_crash_not_a_hang(tmp_path):
+    outcome, jail = run_in_jail(tmp_path, "import os\nos._exit(3)", timeout=60)
+    assert outcome.code == 3 and not (jail / probe.OUTPUTS).exists()
+
+
+def test_sys_exit_in_a_cell_only_stops_that_cell(tmp_path):
+    outcome, jail = run_in_jail(tmp_path, "import sys\nsys.exit('bye')", timeout=60)
+    assert outcome.code == 0
+    report = json.loads((jail / probe.REPORT).read_text())
+    assert report["cell_errors"]["student-cell"] == "SystemExit: bye"
