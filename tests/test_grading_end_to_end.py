@@ -2,7 +2,8 @@
 
 One isolated course directory (its own gradebook, submitted/, grades/) gets
 the three generated sample submissions, plus one made of correct alternative
-implementations from the grader-accuracy corpus, and is graded by the same
+implementations from the grader-accuracy corpus and one that attacks the
+grader from inside its kernel, and is graded by the same
 batch command as `make autograde`. This is the slow test (a few minutes).
 """
 
@@ -48,6 +49,11 @@ def course(tmp_path_factory) -> dict:
     run([nbgrader, "generate_assignment", ASSIGNMENT, "--log-level=WARN"], env)
     run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
     write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
+    write_snooping_student(root / "submitted" / "snooper" / ASSIGNMENT, root, build)
+    for name, write in UNREADABLE.items():
+        folder = root / "submitted" / name / ASSIGNMENT
+        folder.mkdir(parents=True)
+        write(folder)
     batch_output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], env)
     records = {p.stem: json.loads(p.read_text()) for p in (build / "results" / ASSIGNMENT).glob("*.json")}
     return {"root": root, "build": build, "env": env, "records": records, "batch_output": batch_output}
@@ -61,6 +67,52 @@ def write_alternatives_student(folder: Path) -> None:
         first_per_cell.setdefault(alternative.cell, alternative)
     nb = apply_edits(sample_notebook(ASSIGNMENT, "perfect"), first_per_cell.values())
     nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+
+
+SNOOP = """
+import json, pathlib
+import course.grading.in_notebook as hidden_tests
+hidden_tests.grade = lambda *args, **kwargs: None  # every hidden test now passes in this kernel
+attempts = {}
+for name, path in TARGETS.items():
+    try:
+        if name.startswith("write"):
+            pathlib.Path(path).write_text("overwritten by another student")
+        else:
+            pathlib.Path(path).read_bytes()
+        attempts[name] = "done"
+    except OSError:
+        attempts[name] = "blocked"
+pathlib.Path("snoop.json").write_text(json.dumps(attempts))
+"""
+
+
+def write_snooping_student(folder: Path, root: Path, build: Path) -> None:
+    """A blank submission that patches the in-kernel tests and tries to read and write outside its folder."""
+    targets = {"read_solution": root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+               "read_other_student": root / "submitted" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+               "write_other_student": root / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json",
+               "write_gradebook": build / "gradebook.db"}
+    shutil.copytree(paths.ROOT / "release" / ASSIGNMENT, folder)
+    nb = sample_notebook(ASSIGNMENT, "blank")
+    first_answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-tokenizer")
+    first_answer.source = f"TARGETS = {json.dumps({k: str(v) for k, v in targets.items()})}\n{SNOOP}\n{first_answer.source}"
+    nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+
+
+# Submissions grading cannot even open, with the reason each student is told.
+UNREADABLE = {
+    "missing_notebook": lambda folder: (folder / "submission_log.json").write_text("{}"),
+    "wrong_name": lambda folder: (folder / "my_homework.ipynb").write_text("{}"),
+    "empty_file": lambda folder: (folder / f"{ASSIGNMENT}.ipynb").write_text(""),
+    "corrupt_json": lambda folder: (folder / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [ {"cell_type": '),
+}
+UNREADABLE_REASONS = {
+    "missing_notebook": "no notebook named transformer_fundamentals.ipynb was submitted (notebooks found: none)",
+    "wrong_name": "(notebooks found: my_homework.ipynb)",
+    "empty_file": "is not a readable Jupyter notebook",
+    "corrupt_json": "is not a readable Jupyter notebook",
+}
 
 
 def totals(record: dict) -> tuple[float, float]:
@@ -97,10 +149,32 @@ def test_alternative_implementations_get_full_marks_on_both_paths(course):
     assert record["flags"] == ["log-missing"], "it was never run, so it has no log; nothing else is wrong"
 
 
+def test_student_code_cannot_read_or_write_outside_its_folder(course):
+    attempts = json.loads((course["root"] / "autograded" / "snooper" / ASSIGNMENT / "snoop.json").read_text())
+    assert attempts == {"read_solution": "blocked", "read_other_student": "blocked",
+                        "write_other_student": "blocked", "write_gradebook": "blocked"}
+    assert json.loads((course["root"] / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json").read_text())
+
+
+def test_patching_the_in_kernel_tests_is_caught_as_tampering(course):
+    record = course["records"]["snooper"]
+    assert totals(record) == (0, FULL), "nbgrader was fooled inside the kernel; the judge was not"
+    assert record["status"] == "tampered" and "paths-disagree" in record["flags"]
+
+
+@pytest.mark.parametrize("student", UNREADABLE)
+def test_unreadable_submission_is_invalid_with_its_reason_and_the_batch_goes_on(course, student):
+    record = course["records"][student]
+    assert record["status"] == "invalid" and totals(record) == (0, 0)
+    assert UNREADABLE_REASONS[student] in record["messages"][0]
+    feedback = (course["root"] / "feedback" / student / ASSIGNMENT / "feedback.md").read_text()
+    assert UNREADABLE_REASONS[student] in feedback
+
+
 def test_grades_csv_has_one_row_per_student_with_both_totals(course):
     with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert sorted(rows) == ["alternatives", "blank", "partial", "perfect"]
+    assert sorted(rows) == sorted(["alternatives", "blank", "partial", "perfect", "snooper", *UNREADABLE])
     assert rows["perfect"]["total"] == rows["perfect"]["nbgrader_total"] == str(FULL)
     assert rows["blank"]["total"] == "0"
 
@@ -122,5 +196,5 @@ def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):
     results = course["build"] / "results" / ASSIGNMENT
     before = {p.name: p.read_bytes() for p in results.glob("*.json")}
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
-    assert output.count("already graded, unchanged") == 4
+    assert output.count("already graded, unchanged") == 5 + len(UNREADABLE)
     assert {p.name: p.read_bytes() for p in results.glob("*.json")} == before

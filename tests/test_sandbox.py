@@ -24,7 +24,7 @@ def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Ou
     program = json.loads((jail / probe.PROGRAM).read_text())
     program.insert(1, ["student-cell", student_code])
     (jail / probe.PROGRAM).write_text(json.dumps(program))
-    command = sandbox.jail([sys.executable, "-m", "course.grading.probe", str(jail)], writable=jail,
+    command = sandbox.jail([sys.executable, "-m", "course.grading.probe", str(jail)], workdir=jail,
                            readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"])
     outcome = sandbox.limited_run(command, log=tmp_path / "log.txt", env=_env(), cwd=jail, **limits)
     return outcome, jail

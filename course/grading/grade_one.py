@@ -18,7 +18,7 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
+import shutil
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -87,9 +87,9 @@ def _env() -> dict[str, str]:
             "PYTHONPATH": str(paths.ROOT)}
 
 
-def _run(cmd: list[str], timeout: int, log: Path) -> tuple[int | None, float]:
+def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None) -> tuple[int | None, float]:
     """Run a grading step under the sandbox's limits; (exit code or None on timeout, seconds)."""
-    outcome = sandbox.limited_run(cmd, timeout=timeout, log=log, env=_env(), cwd=paths.ROOT)
+    outcome = sandbox.limited_run(cmd, timeout=timeout, log=log, env={**_env(), **(env or {})}, cwd=paths.ROOT)
     return outcome.code, outcome.seconds
 
 
@@ -148,8 +148,15 @@ def grade_one(assignment: str, student: str) -> Record:
         record.status, record.messages = "invalid", [problem]
         return record
 
-    code, record.seconds["nbgrader"] = _run(
-        _nbgrader("autograde", assignment, "--student", student, "--force"), NOTEBOOK_TIMEOUT_S, work / "autograde.log")
+    options, env, sockets = [], {}, None
+    if SANDBOX != "none":
+        autograded = paths.COURSE / "autograded" / student / assignment
+        options, env, sockets = sandbox.kernel_jail(work, workdir=autograded,
+                                                    readable=[paths.ROOT / "course", paths.probes_file(assignment)])
+    code, record.seconds["nbgrader"] = _run(_nbgrader("autograde", assignment, "--student", student, "--force", *options),
+                                            NOTEBOOK_TIMEOUT_S, work / "autograde.log", env)
+    if sockets:
+        shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
         record.status = "timeout"
         record.messages.append(f"the notebook did not finish within {NOTEBOOK_TIMEOUT_S} s under nbgrader.")
@@ -167,7 +174,7 @@ def grade_one(assignment: str, student: str) -> Record:
     if SANDBOX == "none":
         record.flags.append("not-sandboxed")
     else:
-        command = sandbox.jail(command, writable=jail, readable=[paths.ROOT / "course"],
+        command = sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"],
                                hidden=[paths.ROOT / "course" / "checks"])
     outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=work / "probe.log", env=_env(), cwd=jail)
     record.seconds["probe"] = outcome.seconds

@@ -122,10 +122,12 @@ def bubblewrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def jail(cmd: list[str], *, writable: Path, readable: list[Path], hidden: list[Path] = ()) -> list[str]:
-    """`cmd` inside bubblewrap: no network, read-only system and Python, `writable` as the working folder.
+def jail(cmd: list[str], *, workdir: Path, writable: list[Path] = (), readable: list[Path] = (),
+         hidden: list[Path] = ()) -> list[str]:
+    """`cmd` inside bubblewrap: no network, read-only system and Python, write access to `workdir` only.
 
-    `readable` folders are bound read-only; `hidden` ones (inside readable ones) are covered by an empty tmpfs.
+    `writable` folders are bound read-write too, `readable` files and folders read-only; `hidden`
+    folders (inside readable ones) are covered by an empty tmpfs. /tmp is a fresh tmpfs.
     """
     python_home = Path(sys.base_prefix)
     args = ["bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
@@ -133,10 +135,35 @@ def jail(cmd: list[str], *, writable: Path, readable: list[Path], hidden: list[P
     for system in ("/usr", "/bin", "/lib", "/lib64", "/etc"):
         if Path(system).exists():
             args += ["--ro-bind", system, system]
-    for folder in (python_home, Path(sys.prefix), *readable):
-        args += ["--ro-bind", str(folder), str(folder)]
+    for path in (python_home, Path(sys.prefix), *readable):
+        args += ["--ro-bind", str(path), str(path)]
     for folder in hidden:
         args += ["--tmpfs", str(folder)]
-    args += ["--bind", str(writable), str(writable), "--chdir", str(writable),
-             "--setenv", "HOME", str(writable), "--setenv", "MPLCONFIGDIR", str(writable)]
+    for folder in (workdir, *writable):
+        args += ["--bind", str(folder), str(folder)]
+    args += ["--chdir", str(workdir), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
+             "--setenv", "IPYTHONDIR", "/tmp/ipython"]
     return args + cmd
+
+
+def kernel_jail(kernels_dir: Path, *, workdir: Path, readable: list[Path]) -> tuple[list[str], dict[str, str], Path]:
+    """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
+
+    Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel talks to nbgrader over
+    IPC sockets in a short folder under /tmp (socket paths are limited to about 100 characters), where its
+    connection file lies too, and may write only in `workdir`. Interrupts (nbgrader's per-cell timeout)
+    travel as messages: a signal would stop bubblewrap, and the kernel with it.
+    """
+    import json
+    import tempfile
+
+    sockets = Path(tempfile.mkdtemp(prefix="ck-", dir="/tmp"))
+    argv = jail([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], workdir=workdir,
+                writable=[sockets], readable=readable)
+    spec = kernels_dir / "kernels" / "course-sandbox"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (sandboxed)",
+                                                  "language": "python", "interrupt_mode": "message"}, indent=1))
+    options = ["--Execute.kernel_name=course-sandbox", "--KernelManager.transport=ipc",
+               f"--KernelManager.ip={sockets}/kernel", f"--KernelManager.connection_file={sockets}/connection.json"]
+    return options, {"JUPYTER_PATH": str(kernels_dir)}, sockets
