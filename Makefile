@@ -19,7 +19,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grader-report bench sandbox-tools test clean
+.PHONY: help venv all source reference release samples autograde report grader-report bench bench-sandbox sandbox-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -46,6 +46,10 @@ release: $(STAMP) ## generate release/ from source/ with nbgrader (and record it
 
 samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partly wrong) in submitted/
 	$(PY) -m course.samples $(ASSIGNMENT)
+
+STUDENT ?= blank
+bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and without the sandbox (after make samples)
+	$(PY) scripts/benchmark_sandbox.py $(STUDENT)
 
 sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }

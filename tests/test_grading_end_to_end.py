@@ -50,6 +50,7 @@ def course(tmp_path_factory) -> dict:
     run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
     write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
     write_snooping_student(root / "submitted" / "snooper" / ASSIGNMENT, root, build)
+    write_misbehaving_student(root / "submitted" / "misbehaving" / ASSIGNMENT)
     for name, write in UNREADABLE.items():
         folder = root / "submitted" / name / ASSIGNMENT
         folder.mkdir(parents=True)
@@ -98,6 +99,29 @@ def write_snooping_student(folder: Path, root: Path, build: Path) -> None:
     first_answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-tokenizer")
     first_answer.source = f"TARGETS = {json.dumps({k: str(v) for k, v in targets.items()})}\n{SNOOP}\n{first_answer.source}"
     nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+
+
+# Answer cells that misbehave in different ways, all in one submission, with its log copied from a classmate.
+MISBEHAVIOUR = {
+    "answer-tokenizer": "class SimpleTokenizer(:\n    pass",
+    "answer-token-embedding": "raise ValueError('my cell is broken')",
+    "answer-positional-encoding": "import sys\nsys.exit('leaving early')",
+    "answer-transformer-embeddings": "print('spam ' * 5_000_000)",
+    "answer-attention": "def scaled_dot_product_attention(Q, K, V, mask=None, dropout=None):\n"
+                        "    nan = torch.full(Q.shape[:-1] + (K.shape[-2],), float('nan'))\n"
+                        "    return nan @ V, nan",
+}
+MISBEHAVIOUR_MESSAGES = ("Your cell answer-tokenizer raised SyntaxError", "Your cell answer-token-embedding raised "
+                         "ValueError: my cell is broken", "Your cell answer-positional-encoding raised SystemExit")
+
+
+def write_misbehaving_student(folder: Path) -> None:
+    shutil.copytree(paths.ROOT / "release" / ASSIGNMENT, folder)
+    nb = sample_notebook(ASSIGNMENT, "blank")
+    for cell in nb.cells:
+        cell.source = MISBEHAVIOUR.get(cell.metadata.get("nbgrader", {}).get("grade_id"), cell.source)
+    nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+    shutil.copyfile(folder.parents[1] / "perfect" / ASSIGNMENT / "submission_log.json", folder / "submission_log.json")
 
 
 # Submissions grading cannot even open, with the reason each student is told.
@@ -171,10 +195,18 @@ def test_unreadable_submission_is_invalid_with_its_reason_and_the_batch_goes_on(
     assert UNREADABLE_REASONS[student] in feedback
 
 
+def test_misbehaving_cells_each_get_a_specific_message_and_a_copied_log_is_forged(course):
+    record = course["records"]["misbehaving"]
+    assert totals(record) == (0, 0)
+    assert record["status"] == "forged" and "log-differs-from-code" in record["flags"]
+    assert all(any(expected in m for m in record["messages"]) for expected in MISBEHAVIOUR_MESSAGES), record["messages"]
+    assert "NaN" in record["judge"]["attention_values"]["message"]
+
+
 def test_grades_csv_has_one_row_per_student_with_both_totals(course):
     with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert sorted(rows) == sorted(["alternatives", "blank", "partial", "perfect", "snooper", *UNREADABLE])
+    assert sorted(rows) == sorted(["alternatives", "blank", "misbehaving", "partial", "perfect", "snooper", *UNREADABLE])
     assert rows["perfect"]["total"] == rows["perfect"]["nbgrader_total"] == str(FULL)
     assert rows["blank"]["total"] == "0"
 
@@ -196,5 +228,5 @@ def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):
     results = course["build"] / "results" / ASSIGNMENT
     before = {p.name: p.read_bytes() for p in results.glob("*.json")}
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
-    assert output.count("already graded, unchanged") == 5 + len(UNREADABLE)
+    assert output.count("already graded, unchanged") == 6 + len(UNREADABLE)
     assert {p.name: p.read_bytes() for p in results.glob("*.json")} == before

@@ -2,14 +2,17 @@
 
     python -m course.grading.grade_one ASSIGNMENT STUDENT
 
-1. nbgrader autograde (hidden tests restored, per-cell timeout) and feedback;
-2. probe: the student's answer cells and the probes, in a child process;
+1. nbgrader autograde (hidden tests restored, per-cell timeout, the kernel
+   in bubblewrap) and nbgrader's feedback;
+2. probe: the student's answer cells and the probes, in bubblewrap, where
+   source/ and the checks do not exist;
 3. judge: the hidden pytest checks on the probe's data and the submission log;
 4. a result record, build/results/<assignment>/<student>.json, written last
    and atomically, so a record on disk is always a finished grading.
 
-Nothing here raises for a bad submission: every failure becomes a status and
-a message in the record.
+Every step runs under a wall clock and memory and process caps
+(course.grading.sandbox). Nothing here raises for a bad submission: every
+failure becomes a status and a message in the record.
 """
 
 from __future__ import annotations
@@ -134,20 +137,27 @@ def validate(folder: Path, assignment: str) -> str | None:
 
 
 def grade_one(assignment: str, student: str) -> Record:
-    """Grade submitted/<student>/<assignment>/ and return its record (also written to disk)."""
+    """Grade submitted/<student>/<assignment>/ and return its record."""
     folder = paths.submission_dir(student, assignment)
     work = paths.BUILD / "grading" / assignment / student
     work.mkdir(parents=True, exist_ok=True)
     auto_points, manual_points = grade_cells(assignment)
-    record = Record(student, assignment, submission_sha256=submission_hash(folder),
-                    max_points=auto_points, manual_pending=manual_points)
-    record.points = {check_id: 0 for check_id in auto_points}
-
+    record = Record(student, assignment, submission_sha256=submission_hash(folder), max_points=auto_points,
+                    manual_pending=manual_points, points={check_id: 0 for check_id in auto_points})
     problem = validate(folder, assignment)
     if problem:
         record.status, record.messages = "invalid", [problem]
         return record
+    autograde_step(record, work)
+    jail = work / "sandbox"
+    if probe_step(record, folder, jail) and judge_step(record, folder, jail, work):
+        compare_paths(record)
+    return record
 
+
+def autograde_step(record: Record, work: Path) -> None:
+    """nbgrader autograde with the kernel in bubblewrap, then nbgrader's feedback; fills record.nbgrader."""
+    assignment, student = record.assignment, record.student
     options, env, sockets = [], {}, None
     if SANDBOX != "none":
         autograded = paths.COURSE / "autograded" / student / assignment
@@ -166,59 +176,69 @@ def grade_one(assignment: str, student: str) -> Record:
                                "structure is broken); the hidden checks below still judged your code.")
     else:
         _run(_nbgrader("generate_feedback", assignment, "--student", student, "--force"), 300, work / "feedback.log")
-    record.nbgrader = nbgrader_scores(assignment, student) if code == 0 else {}
+        record.nbgrader = nbgrader_scores(assignment, student)
 
-    jail = work / "sandbox"
-    probe.prepare(assignment, folder / f"{assignment}.ipynb", jail)
+
+def probe_step(record: Record, folder: Path, jail: Path) -> bool:
+    """Run the answer cells and the probes in bubblewrap; False (and the reason) if that failed."""
+    probe.prepare(record.assignment, folder / f"{record.assignment}.ipynb", jail)
     command = [sys.executable, "-m", "course.grading.probe", str(jail)]
     if SANDBOX == "none":
         record.flags.append("not-sandboxed")
     else:
         command = sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"],
                                hidden=[paths.ROOT / "course" / "checks"])
-    outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=work / "probe.log", env=_env(), cwd=jail)
+    outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=jail.parent / "probe.log", env=_env(), cwd=jail)
     record.seconds["probe"] = outcome.seconds
     if outcome.code != 0 or not (jail / probe.OUTPUTS).exists():
         record.status = "timeout" if outcome.timed_out else "crashed"
         reason = (f"did not finish within {PROBE_TIMEOUT_S} s" if outcome.timed_out else
                   f"used more than {sandbox.MEMORY_LIMIT_MB} MB of memory" if outcome.out_of_memory else
                   "stopped the process that ran it (for example os._exit or a crash)")
-        record.messages.append(f"Your code, run on the grader's inputs, {reason}; "
-                               "no hidden check could judge it.")
-        return record
-
+        record.messages.append(f"Your code, run on the grader's inputs, {reason}; no hidden check could judge it.")
+        return False
     cell_errors = json.loads((jail / probe.REPORT).read_text())["cell_errors"]
     record.messages += [f"Your cell {cell_id} raised {error}; the checks that need it cannot pass."
                         for cell_id, error in cell_errors.items() if "NotImplementedError" not in error]
+    return True
 
+
+def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> bool:
+    """The hidden pytest checks on the probe's data: points per check, and flags from the log tests."""
     junit = work / "judge.xml"
     code, record.seconds["judge"] = _run(
-        [sys.executable, "-m", "pytest", "tests/hidden", "-q", "-p", "no:cacheprovider", f"--assignment={assignment}",
-         f"--submission={folder}", f"--probe-dir={jail}", f"--junitxml={junit}"], JUDGE_TIMEOUT_S, work / "judge.log")
+        [sys.executable, "-m", "pytest", "tests/hidden", "-q", "-p", "no:cacheprovider",
+         f"--assignment={record.assignment}", f"--submission={folder}", f"--probe-dir={jail}", f"--junitxml={junit}"],
+        JUDGE_TIMEOUT_S, work / "judge.log")
     if code is None or not junit.exists():
         record.status = "crashed"
         record.messages.append("the hidden checks could not run; the instructor has been told.")
-        return record
+        return False
     for name, (passed, message) in parse_junit(junit).items():
         if name.startswith("test_check["):
             check_id = name[len("test_check["):-1]
             record.judge[check_id] = {"passed": passed, "message": message}
-            record.points[check_id] = auto_points[check_id] if passed else 0
+            record.points[check_id] = record.max_points[check_id] if passed else 0
         elif not passed:  # a log test: it raises a flag and costs no points
             record.flags.append(LOG_FLAGS[name])
             record.messages.append(message)
     if record.status == "ok" and {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
         record.status = "forged"
-    if record.nbgrader:
-        passed_in_kernel = {c for c in auto_points if record.nbgrader.get(c, 0) > 0}
-        passed_by_judge = {c for c, result in record.judge.items() if result["passed"]}
-        if passed_in_kernel != passed_by_judge:
-            record.flags.append("paths-disagree")
-            record.messages.append("nbgrader and the hidden checks disagree on: "
-                                   f"{', '.join(sorted(passed_in_kernel ^ passed_by_judge))}; the instructor will review.")
-        if passed_in_kernel - passed_by_judge and record.status == "ok":  # passed only inside the student's kernel
-            record.status = "tampered"
-    return record
+    return True
+
+
+def compare_paths(record: Record) -> None:
+    """Flag checks where nbgrader and the judge disagree; passing only inside the kernel is tampering."""
+    if not record.nbgrader:
+        return
+    passed_in_kernel = {c for c in record.max_points if record.nbgrader.get(c, 0) > 0}
+    passed_by_judge = {c for c, result in record.judge.items() if result["passed"]}
+    if passed_in_kernel != passed_by_judge:
+        record.flags.append("paths-disagree")
+        record.messages.append("nbgrader and the hidden checks disagree on: "
+                               f"{', '.join(sorted(passed_in_kernel ^ passed_by_judge))}; the instructor will review.")
+    if passed_in_kernel - passed_by_judge and record.status == "ok":
+        record.status = "tampered"
 
 
 def write_record(record: Record) -> Path:

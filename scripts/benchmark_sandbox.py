@@ -1,0 +1,51 @@
+"""Print what the sandbox costs: seconds per grading step of one submission, with and without bubblewrap.
+
+    make bench-sandbox [STUDENT=blank]     (after `make samples`)
+
+Each mode grades the same submission in a scratch build folder (its own
+gradebook), so the course's own records are not touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from course import paths  # noqa: E402
+
+ASSIGNMENT = "transformer_fundamentals"
+
+
+def grade(student: str, mode: str) -> dict[str, float]:
+    """Grading seconds per step for one submission, with COURSE_SANDBOX=mode."""
+    with tempfile.TemporaryDirectory() as build:
+        env = {**os.environ, "COURSE_BUILD_DIR": build, "COURSE_SANDBOX": mode,
+               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(paths.ROOT)}
+        nbgrader = str(Path(sys.executable).with_name("nbgrader"))
+        subprocess.run([nbgrader, "generate_assignment", ASSIGNMENT, "--force", "--log-level=ERROR",
+                        f"--CourseDirectory.release_directory={build}/release"], cwd=paths.ROOT, env=env, check=True)
+        subprocess.run([sys.executable, "-m", "course.grading.grade_one", ASSIGNMENT, student], cwd=paths.ROOT,
+                       env=env, check=True, stdout=subprocess.DEVNULL)
+        return json.loads((Path(build) / "results" / ASSIGNMENT / f"{student}.json").read_text())["seconds"]
+
+
+def main() -> None:
+    student = sys.argv[1] if len(sys.argv) > 1 else "blank"
+    if not paths.submission_dir(student, ASSIGNMENT).exists():
+        sys.exit(f"no submission {student!r}: run `make samples` first")
+    plain, jailed = grade(student, "none"), grade(student, "bwrap")
+    for step in plain:
+        print(f"{step:>9}: {plain[step]:6.1f} s without sandbox, {jailed[step]:6.1f} s with it "
+              f"({jailed[step] - plain[step]:+.1f} s)")
+    print(f"    total: {sum(plain.values()):6.1f} s without sandbox, {sum(jailed.values()):6.1f} s with it "
+          f"({sum(jailed.values()) - sum(plain.values()):+.1f} s per submission)")
+
+
+if __name__ == "__main__":
+    main()
