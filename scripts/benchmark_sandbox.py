@@ -9,7 +9,6 @@ gradebook), so the course's own records are not touched.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
+from course.grading.grade_one import grading_env, nbgrader_command  # noqa: E402
 
 ASSIGNMENT = "transformer_fundamentals"
 
@@ -25,11 +25,10 @@ ASSIGNMENT = "transformer_fundamentals"
 def grade(student: str, mode: str) -> dict[str, float]:
     """Grading seconds per step for one submission, with COURSE_SANDBOX=mode."""
     with tempfile.TemporaryDirectory() as build:
-        env = {**os.environ, "COURSE_BUILD_DIR": build, "COURSE_SANDBOX": mode,
-               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(paths.ROOT)}
-        nbgrader = str(Path(sys.executable).with_name("nbgrader"))
-        subprocess.run([nbgrader, "generate_assignment", ASSIGNMENT, "--force", "--log-level=ERROR",
-                        f"--CourseDirectory.release_directory={build}/release"], cwd=paths.ROOT, env=env, check=True)
+        env = {**grading_env(), "COURSE_BUILD_DIR": build, "COURSE_SANDBOX": mode}
+        subprocess.run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force", "--log-level=ERROR",
+                                        f"--CourseDirectory.release_directory={build}/release"),
+                       cwd=paths.ROOT, env=env, check=True)
         subprocess.run([sys.executable, "-m", "course.grading.grade_one", ASSIGNMENT, student], cwd=paths.ROOT,
                        env=env, check=True, stdout=subprocess.DEVNULL)
         return json.loads((Path(build) / "results" / ASSIGNMENT / f"{student}.json").read_text())["seconds"]

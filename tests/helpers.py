@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import nbformat
 
 from course import paths
+from course.grading.grade_one import grading_env, nbgrader_command
 
 ASSIGNMENT = "transformer_fundamentals"
 
 
 def nbgrader(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the venv's nbgrader from the repository root (where nbgrader_config.py is)."""
-    exe = Path(sys.executable).with_name("nbgrader")
-    full_env = {**os.environ, "PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}", **(env or {})}
-    return subprocess.run([str(exe), *args, "--log-level=WARN"], cwd=paths.ROOT, env=full_env,
+    return subprocess.run(nbgrader_command(*args), cwd=paths.ROOT, env={**grading_env(), **(env or {})},
                           capture_output=True, text=True)
 
 

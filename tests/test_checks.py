@@ -5,19 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course.checks import Check, Expect, checks_for, judge, verdict
-from course.probes import execute_program, graded_program, load_probes
+from course.checks import Check, Expect, checks_for, judge
 from course.samples import SAMPLE_BUGS, sample_notebook
-from course import paths
+from grader_accuracy.report import failed_checks
 from helpers import ASSIGNMENT
-
-
-def failed_checks(nb) -> dict[str, str]:
-    """Run a notebook's answers through every probe and verdict; the failing checks and messages."""
-    ns, _ = execute_program(graded_program(ASSIGNMENT, nb), paths.source_dir(ASSIGNMENT))
-    outputs, errors = load_probes(ASSIGNMENT).run_all(ns)
-    results = [verdict(ASSIGNMENT, c, outputs.get(c), errors.get(c)) for c in checks_for(ASSIGNMENT)]
-    return {r.check_id: r.message for r in results if not r.passed}
 
 
 def test_partial_sample_fails_exactly_the_checks_of_its_bugs():

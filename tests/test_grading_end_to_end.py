@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import nbformat
 import pytest
 
 from course import paths
+from course.grading.grade_one import grading_env, nbgrader_command
 from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook
 from grader_accuracy.alternatives import ALTERNATIVES
 from helpers import ASSIGNMENT
@@ -39,14 +39,12 @@ def course(tmp_path_factory) -> dict:
     """Release, samples and grades of a fresh course directory; returns its paths, env and records."""
     root = tmp_path_factory.mktemp("course")
     build = root / "build"
-    env = {**os.environ, "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(paths.ROOT)}
+    env = {**grading_env(), "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build)}
     env.update({name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
                ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"), ("IPYTHONDIR", "ipython"))})
     build.mkdir()
     shutil.copytree(paths.ROOT / "source", root / "source", ignore=shutil.ignore_patterns("submission_log.json"))
-    nbgrader = str(Path(sys.executable).with_name("nbgrader"))
-    run([nbgrader, "generate_assignment", ASSIGNMENT, "--log-level=WARN"], env)
+    run(nbgrader_command("generate_assignment", ASSIGNMENT), env)
     run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
     write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
     write_snooping_student(root / "submitted" / "snooper" / ASSIGNMENT, root, build)

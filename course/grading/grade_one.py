@@ -84,7 +84,7 @@ def submission_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _env() -> dict[str, str]:
+def grading_env() -> dict[str, str]:
     """The environment of grading steps: the venv's tools first, and `course` importable."""
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "PYTHONPATH": str(paths.ROOT)}
@@ -92,11 +92,12 @@ def _env() -> dict[str, str]:
 
 def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None) -> tuple[int | None, float]:
     """Run a grading step under the sandbox's limits; (exit code or None on timeout, seconds)."""
-    outcome = sandbox.limited_run(cmd, timeout=timeout, log=log, env={**_env(), **(env or {})}, cwd=paths.ROOT)
+    outcome = sandbox.limited_run(cmd, timeout=timeout, log=log, env={**grading_env(), **(env or {})}, cwd=paths.ROOT)
     return outcome.code, outcome.seconds
 
 
-def _nbgrader(*args: str) -> list[str]:
+def nbgrader_command(*args: str) -> list[str]:
+    """The venv's nbgrader with `args`."""
     return [str(Path(sys.executable).with_name("nbgrader")), *args, "--log-level=WARN"]
 
 
@@ -163,7 +164,7 @@ def autograde_step(record: Record, work: Path) -> None:
         autograded = paths.COURSE / "autograded" / student / assignment
         options, env, sockets = sandbox.kernel_jail(work, workdir=autograded,
                                                     readable=[paths.ROOT / "course", paths.probes_file(assignment)])
-    code, record.seconds["nbgrader"] = _run(_nbgrader("autograde", assignment, "--student", student, "--force", *options),
+    code, record.seconds["nbgrader"] = _run(nbgrader_command("autograde", assignment, "--student", student, "--force", *options),
                                             NOTEBOOK_TIMEOUT_S, work / "autograde.log", env)
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)
@@ -175,7 +176,7 @@ def autograde_step(record: Record, work: Path) -> None:
         record.messages.append("nbgrader could not execute the notebook (the kernel died or the notebook's "
                                "structure is broken); the hidden checks below still judged your code.")
     else:
-        _run(_nbgrader("generate_feedback", assignment, "--student", student, "--force"), 300, work / "feedback.log")
+        _run(nbgrader_command("generate_feedback", assignment, "--student", student, "--force"), 300, work / "feedback.log")
         record.nbgrader = nbgrader_scores(assignment, student)
 
 
@@ -188,7 +189,7 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
     else:
         command = sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"],
                                hidden=[paths.ROOT / "course" / "checks"])
-    outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=jail.parent / "probe.log", env=_env(), cwd=jail)
+    outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=jail.parent / "probe.log", env=grading_env(), cwd=jail)
     record.seconds["probe"] = outcome.seconds
     if outcome.code != 0 or not (jail / probe.OUTPUTS).exists():
         record.status = "timeout" if outcome.timed_out else "crashed"

@@ -64,17 +64,24 @@ def checks_of_cell() -> dict[str, set[str]]:
     return result
 
 
-def evaluate(edit: Edit) -> Outcome:
-    """Apply one edit to the solution and judge every check (the fast path: no nbgrader)."""
-    import torch
+def failed_checks(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Judge every check of a notebook's answers in this process (the fast path: no nbgrader).
 
-    torch.set_num_threads(1)
-    nb = apply_edits(sample_notebook(ASSIGNMENT, "perfect"), [edit])
+    Returns the message of each failing check, by check id.
+    """
     ns, _ = execute_program(graded_program(ASSIGNMENT, nb), paths.source_dir(ASSIGNMENT))
     with quiet():
         outputs, errors = load_probes(ASSIGNMENT).run_all(ns)
     results = [verdict(ASSIGNMENT, c, outputs.get(c), errors.get(c)) for c in checks_for(ASSIGNMENT)]
-    return Outcome(edit, {r.check_id: r.message for r in results if not r.passed})
+    return {r.check_id: r.message for r in results if not r.passed}
+
+
+def evaluate(edit: Edit) -> Outcome:
+    """Apply one edit to the solution and judge every check."""
+    import torch
+
+    torch.set_num_threads(1)
+    return Outcome(edit, failed_checks(apply_edits(sample_notebook(ASSIGNMENT, "perfect"), [edit])))
 
 
 def evaluate_all(edits) -> list[Outcome]:
