@@ -5,6 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from course import paths  # noqa: E402 (one place for every path)
+from course.grading import limits  # noqa: E402 (and for every limit)
 
 c = get_config()  # noqa: F821 (provided by nbgrader)
 
@@ -24,7 +25,12 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # (nbgrader already copies helper files such as the probe module from source/
 # over the student's copies.)
 c.OverwriteCells.add_missing_cells = True
-c.Execute.timeout = paths.CELL_TIMEOUT_S
+# ...after mending what makes nbgrader give up on a whole notebook (stripped or duplicated metadata).
+from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec  # noqa: E402
+from course.grading.nbgrader_hooks import RepairStructure  # noqa: E402
+c.Autograde.sanitize_preprocessors = [ClearOutput, RepairStructure, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+                                      CheckCellMetadata]
+c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True
 c.Autograde.create_student = True
 # Tracebacks in graded cells show only the exception, never the hidden test's lines.

@@ -8,6 +8,8 @@ opened by a header line::
     %% solution id=answer-attention      student writes code (nbgrader solution)
     %% tests id=check-attention points=4 autograded test cell (read-only)
     %% answer id=reflection-1 points=5   manually graded written answer
+    %% code id=demo-train runtime=long   a cell that may run for minutes (training):
+                                         grading gives it the long per-cell time limit
 
 nbgrader's cell metadata is the contract between the notebook and the grader;
 it is generated here and never edited by hand.
@@ -86,6 +88,8 @@ def build_notebook(specs: list[CellSpec]) -> nbformat.NotebookNode:
         seen.add(cell.id)
         if meta:
             cell.metadata["nbgrader"] = meta
+        if spec.attrs.get("runtime") == "long":
+            cell.metadata["course"] = {"long_running": True}
         nb.cells.append(cell)
     return nb
 

@@ -12,7 +12,6 @@ COURSE = Path(os.environ.get("COURSE_DIR", ROOT))
 BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "build"))
 GRADEBOOK_URL = f"sqlite:///{BUILD / 'gradebook.db'}"
 COURSE_ID = "transformers"
-CELL_TIMEOUT_S = int(os.environ.get("COURSE_CELL_TIMEOUT", "180"))  # nbgrader's limit per cell
 ASSIGNMENTS = ("transformer_fundamentals",)
 
 

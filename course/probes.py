@@ -7,11 +7,13 @@ last cell), but grading always loads the instructor's copy from source/.
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib.util
 import io
 import os
+import signal
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -20,6 +22,9 @@ import nbformat
 import numpy as np
 
 from course import paths
+from course.grading.repair import repair
+
+SKIPPED = "Skipped: it stopped the process that ran it in an earlier attempt"
 
 
 @cache
@@ -60,13 +65,13 @@ def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tu
 
     Given definition cells (`setup-*`) come from the instructor's notebook, so
     edits to them count for nothing, as in nbgrader; answer cells come from
-    the submission, matched by their nbgrader grade_id.
+    the submission, matched by grade_id once its structure is repaired as
+    nbgrader's is (course.grading.repair).
     """
-    answers = {}  # by grade_id, or by cell id where a student's editor dropped the nbgrader metadata
-    for cell in submitted.cells:
-        if cell.cell_type == "code":
-            key = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or cell.get("id")
-            answers.setdefault(key, cell.source)
+    submitted = copy.deepcopy(submitted)
+    repair(submitted, nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
+    answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source
+               for cell in submitted.cells if cell.cell_type == "code" and "nbgrader" in cell.metadata}
     program = []
     for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -80,18 +85,57 @@ def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tu
     return program
 
 
-def execute_program(program: list[tuple[str, str]], workdir: Path) -> tuple[dict, dict[str, str]]:
-    """Run each cell in one namespace, in `workdir`; returns (namespace, error by cell id)."""
+class TimeLimitExceeded(BaseException):
+    """Raised in student code that runs past its time limit (a BaseException: `except Exception` won't hide it)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block with TimeLimitExceeded after `seconds` (main thread; None: no limit).
+
+    The alarm fires again every second until the block ends, so code that swallows the first
+    one is interrupted again. Python-level loops and sleeps stop; a hang inside one C call does
+    not, and is left to the step's own wall clock.
+    """
+    if seconds is None:
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise TimeLimitExceeded(f"did not finish within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def execute_program(program: list[tuple[str, str]], workdir: Path, *, limit: float | None = None,
+                    skip: Collection[str] = (), on_start: Callable[[str], None] = lambda cell_id: None,
+                    ) -> tuple[dict, dict[str, str]]:
+    """Run each cell in one namespace, in `workdir`; returns (namespace, error by cell id).
+
+    Each cell gets `limit` seconds; cells in `skip` are not run (their error says so);
+    `on_start(cell_id)` is called before each cell runs.
+    """
     ns: dict = {"__name__": "__main__"}
     errors: dict[str, str] = {}
     previous = Path.cwd()
     os.chdir(workdir)
     try:
         for cell_id, source in program:
+            if cell_id in skip:
+                errors[cell_id] = SKIPPED
+                continue
+            on_start(cell_id)
             with quiet():
                 try:
-                    exec(compile(source, f"<cell {cell_id}>", "exec"), ns)
-                except BaseException as error:  # SystemExit and KeyboardInterrupt included
+                    with time_limit(limit):
+                        exec(compile(source, f"<cell {cell_id}>", "exec"), ns)
+                except BaseException as error:  # SystemExit, KeyboardInterrupt and time limits included
                     errors[cell_id] = f"{type(error).__name__}: {error}"
     finally:
         os.chdir(previous)

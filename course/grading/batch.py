@@ -1,12 +1,15 @@
 """Grade a class: one grading step per submission, then one merge.
 
-    python -m course.grading.batch ASSIGNMENT [--regrade]
+    python -m course.grading.batch ASSIGNMENT [--regrade] [--jobs N]
 
 Each submission in submitted/ is graded in its own child process
-(course.grading.grade_one), so one submission cannot take the batch down.
+(course.grading.grade_one), so one submission cannot take the batch down;
+N of them run at once, each with its share of the CPU threads (two notebook
+kernels that each take every core slow each other down many times over).
 A submission whose record is already on disk for the same files is not
-graded again: an interrupted batch resumes where it stopped. The merge is the
-only writer of grades/<assignment>/ and feedback/.
+graded again: an interrupted batch resumes where it stopped, and a killed
+batch takes its children with it. The merge is the only writer of
+grades/<assignment>/ and feedback/.
 """
 
 from __future__ import annotations
@@ -14,17 +17,17 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 
 from course import paths
-from course.grading import sandbox
-from course.grading.grade_one import NOTEBOOK_TIMEOUT_S, PROBE_TIMEOUT_S, RECORD_VERSION, SANDBOX, Record, \
-    grade_cells, submission_hash, write_record
+from course.grading import limits, sandbox
+from course.grading.grade_one import RECORD_VERSION, SANDBOX, Record, grade_cells, submission_hash, write_record
 
-STEP_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + PROBE_TIMEOUT_S + 600
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def students(assignment: str) -> list[str]:
@@ -49,11 +52,15 @@ def is_current(assignment: str, student: str) -> bool:
     return record is not None and record["submission_sha256"] == submission_hash(folder)
 
 
-def grade_in_child(assignment: str, student: str) -> None:
-    """Run grade_one in a child process; if it dies, write a 'crashed' record for it."""
+def grade_in_child(assignment: str, student: str, threads: int | None = None) -> float:
+    """Run grade_one in a child process (with `threads` CPU threads); if it dies, write a 'crashed' record.
+
+    Returns the seconds it took."""
+    start = time.perf_counter()
+    env = {**os.environ, **({name: str(threads) for name in THREAD_VARIABLES} if threads else {})}
     try:
-        code = subprocess.run([sys.executable, "-m", "course.grading.grade_one", assignment, student],
-                              cwd=paths.ROOT, timeout=STEP_TIMEOUT_S).returncode
+        code = subprocess.run([sys.executable, "-m", "course.grading.grade_one", assignment, student], cwd=paths.ROOT,
+                              env=env, timeout=limits.step_timeout(), preexec_fn=sandbox.die_with_parent).returncode
     except subprocess.TimeoutExpired:
         code = None
     if code != 0 or load_record(assignment, student) is None:
@@ -63,6 +70,16 @@ def grade_in_child(assignment: str, student: str) -> None:
                             messages=["grading stopped before it finished; the instructor has been told."],
                             submission_sha256=submission_hash(folder), points={c: 0 for c in auto},
                             max_points=auto, manual_pending=manual))
+    return time.perf_counter() - start
+
+
+def grade_all(assignment: str, names: list[str], jobs: int) -> None:
+    """Grade `names`, `jobs` at a time, each with its share of the cores; prints one line per student."""
+    threads = max(1, (os.cpu_count() or 1) // jobs) if jobs > 1 else None
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {student: pool.submit(grade_in_child, assignment, student, threads) for student in names}
+        for student, future in futures.items():
+            print(f"{student}: graded in {future.result():.1f} s", flush=True)
 
 
 def feedback_text(record: dict, check_ids: list[str]) -> str:
@@ -127,6 +144,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
     parser.add_argument("--regrade", action="store_true", help="grade every submission again, even if unchanged")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("COURSE_JOBS", os.cpu_count() or 1)),
+                        help="submissions graded at once (default: COURSE_JOBS, or one per core)")
     args = parser.parse_args()
     if SANDBOX == "none":
         print("WARNING: COURSE_SANDBOX=none: student code runs WITHOUT isolation (no network or file jail).",
@@ -136,13 +155,13 @@ def main() -> None:
                  "`make sandbox-tools` (apt-get install bubblewrap), or, on a machine that cannot run it, "
                  "set COURSE_SANDBOX=none to grade without isolation.")
     names = students(args.assignment)
+    to_grade = []
     for student in names:
         if not args.regrade and is_current(args.assignment, student):
             print(f"{student}: already graded, unchanged")
-            continue
-        start = time.perf_counter()
-        grade_in_child(args.assignment, student)
-        print(f"{student}: graded in {time.perf_counter() - start:.1f} s")
+        else:
+            to_grade.append(student)
+    grade_all(args.assignment, to_grade, args.jobs)
     records = merge(args.assignment, names)
     print(f"merged {len(records)} records into {paths.grades_dir(args.assignment)}/grades.csv and report.md")
 

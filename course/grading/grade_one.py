@@ -31,14 +31,13 @@ from pathlib import Path
 import nbformat
 
 from course import paths
-from course.grading import probe, sandbox
+from course.grading import limits, probe, sandbox
+from course.grading.repair import repair
+from course.probes import SKIPPED
 
-NOTEBOOK_TIMEOUT_S = int(os.environ.get("COURSE_NOTEBOOK_TIMEOUT", "900"))
 # "bwrap" (default): student code in the judge path runs in bubblewrap. "none": the instructor
 # chose to grade without isolation on a machine that cannot run it; every record says so.
 SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
-PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
-JUDGE_TIMEOUT_S = 120
 RECORD_VERSION = 1
 LOG_FLAGS = {  # hidden log test -> flag in the record
     "test_log_present": "log-missing",
@@ -149,6 +148,11 @@ def grade_one(assignment: str, student: str) -> Record:
     if problem:
         record.status, record.messages = "invalid", [problem]
         return record
+    repair_notes = repair(nbformat.read(folder / f"{assignment}.ipynb", as_version=4),
+                          nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
+    if repair_notes:
+        record.flags.append("cells-restored")
+        record.messages += repair_notes
     autograde_step(record, work)
     jail = work / "sandbox"
     if probe_step(record, folder, jail) and judge_step(record, folder, jail, work):
@@ -159,48 +163,105 @@ def grade_one(assignment: str, student: str) -> Record:
 def autograde_step(record: Record, work: Path) -> None:
     """nbgrader autograde with the kernel in bubblewrap, then nbgrader's feedback; fills record.nbgrader."""
     assignment, student = record.assignment, record.student
+    autograded = paths.COURSE / "autograded" / student / assignment
     options, env, sockets = [], {}, None
     if SANDBOX != "none":
-        autograded = paths.COURSE / "autograded" / student / assignment
         options, env, sockets = sandbox.kernel_jail(work, workdir=autograded,
                                                     readable=[paths.ROOT / "course", paths.probes_file(assignment)])
+    log = work / "autograde.log"
     code, record.seconds["nbgrader"] = _run(nbgrader_command("autograde", assignment, "--student", student, "--force", *options),
-                                            NOTEBOOK_TIMEOUT_S, work / "autograde.log", env)
+                                            limits.NOTEBOOK_TIMEOUT_S, log, env)
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
-        record.status = "timeout"
-        record.messages.append(f"the notebook did not finish within {NOTEBOOK_TIMEOUT_S} s under nbgrader.")
+        set_status(record, "timeout")
+        record.messages.append(f"Your notebook did not finish within {limits.NOTEBOOK_TIMEOUT_S} s under nbgrader, "
+                               "so nbgrader could not score it; the hidden checks below judged your code instead.")
     elif code != 0:
         record.flags.append("nbgrader-failed")
-        record.messages.append("nbgrader could not execute the notebook (the kernel died or the notebook's "
-                               "structure is broken); the hidden checks below still judged your code.")
+        text = log.read_text(errors="replace")
+        if "DeadKernelError" in text:
+            set_status(record, "crashed")
+            record.messages.append("The Python kernel died while nbgrader ran your notebook (a crash, os._exit, or "
+                                   "too much memory), so nbgrader could not score it; the hidden checks below "
+                                   "judged your code instead.")
+        elif "CellTimeoutError" in text:
+            set_status(record, "timeout")
+            record.messages.append("A cell of your notebook ran past its time limit and could not be interrupted, "
+                                   "so nbgrader could not score it; the hidden checks below judged your code instead.")
+        else:
+            record.messages.append("nbgrader could not grade your notebook; the hidden checks below judged your code "
+                                   "instead, and the instructor has been told.")
     else:
-        _run(nbgrader_command("generate_feedback", assignment, "--student", student, "--force"), 300, work / "feedback.log")
+        timed_out = cells_with_error(autograded / f"{assignment}.ipynb", "CellTimeoutError")
+        if timed_out:
+            set_status(record, "timeout")
+            record.messages.append(f"Under nbgrader, cells {', '.join(timed_out)} ran past their time limit "
+                                   f"({limits.CELL_TIMEOUT_S} s, {limits.LONG_CELL_TIMEOUT_S} s for training) "
+                                   "and were interrupted.")
+        _run(nbgrader_command("generate_feedback", assignment, "--student", student, "--force"),
+             limits.FEEDBACK_TIMEOUT_S, work / "feedback.log")
         record.nbgrader = nbgrader_scores(assignment, student)
 
 
+def cells_with_error(notebook: Path, error_name: str) -> list[str]:
+    """Ids of the cells of an executed notebook that show the error `error_name`."""
+    nb = nbformat.read(notebook, as_version=4)
+    return [cell.get("id", "?") for cell in nb.cells if cell.cell_type == "code"
+            and any(output.get("ename") == error_name for output in cell.outputs)]
+
+
+def set_status(record: Record, status: str) -> None:
+    """Record what went wrong; the first problem found is the status."""
+    if record.status == "ok":
+        record.status = status
+
+
 def probe_step(record: Record, folder: Path, jail: Path) -> bool:
-    """Run the answer cells and the probes in bubblewrap; False (and the reason) if that failed."""
-    probe.prepare(record.assignment, folder / f"{record.assignment}.ipynb", jail)
-    command = [sys.executable, "-m", "course.grading.probe", str(jail)]
+    """Run the answer cells and the probes in bubblewrap; False (and the reason) if that failed.
+
+    A run that dies (os._exit, a crash, the memory cap) in some cell or probe is tried again
+    without it, up to limits.PROBE_ATTEMPTS runs, so one broken piece costs only its own checks.
+    """
     if SANDBOX == "none":
         record.flags.append("not-sandboxed")
-    else:
-        command = sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"],
-                               hidden=[paths.ROOT / "course" / "checks"])
-    outcome = sandbox.limited_run(command, timeout=PROBE_TIMEOUT_S, log=jail.parent / "probe.log", env=grading_env(), cwd=jail)
-    record.seconds["probe"] = outcome.seconds
-    if outcome.code != 0 or not (jail / probe.OUTPUTS).exists():
-        record.status = "timeout" if outcome.timed_out else "crashed"
-        reason = (f"did not finish within {PROBE_TIMEOUT_S} s" if outcome.timed_out else
-                  f"used more than {sandbox.MEMORY_LIMIT_MB} MB of memory" if outcome.out_of_memory else
+    skip: list[str] = []
+    record.seconds["probe"] = 0.0
+    for _ in range(limits.PROBE_ATTEMPTS):
+        probe.prepare(record.assignment, folder / f"{record.assignment}.ipynb", jail)
+        command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
+        if SANDBOX != "none":
+            command = sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"],
+                                   hidden=[paths.ROOT / "course" / "checks"])
+        outcome = sandbox.limited_run(command, timeout=limits.PROBE_TIMEOUT_S, log=jail.parent / "probe.log",
+                                      env=grading_env(), cwd=jail)
+        record.seconds["probe"] += outcome.seconds
+        if outcome.code == 0 and (jail / probe.OUTPUTS).exists():
+            break
+        reason = (f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
+                  f"used more than {limits.MEMORY_MB} MB of memory" if outcome.out_of_memory else
                   "stopped the process that ran it (for example os._exit or a crash)")
-        record.messages.append(f"Your code, run on the grader's inputs, {reason}; no hidden check could judge it.")
+        set_status(record, "timeout" if outcome.timed_out else "crashed")
+        culprit = probe.culprit(jail)
+        if culprit is None or culprit in skip:
+            record.messages.append(f"Your code, run on the grader's inputs, {reason}; no hidden check could judge it.")
+            return False
+        skip.append(culprit)
+        what = f"cell {culprit}" if culprit.startswith(("answer-", "setup-")) else f"the check {culprit}"
+        record.messages.append(f"Your code, run on the grader's inputs, {reason} in {what}; it was left out "
+                               "and the rest of your code was graded without it.")
+    else:
+        record.messages.append(f"Your code stopped the grader's process {limits.PROBE_ATTEMPTS} times; "
+                               "no hidden check could judge it.")
         return False
     cell_errors = json.loads((jail / probe.REPORT).read_text())["cell_errors"]
-    record.messages += [f"Your cell {cell_id} raised {error}; the checks that need it cannot pass."
-                        for cell_id, error in cell_errors.items() if "NotImplementedError" not in error]
+    for cell_id, error in cell_errors.items():
+        if error.startswith("TimeLimitExceeded"):
+            set_status(record, "timeout")
+            record.messages.append(f"Your cell {cell_id} did not finish within {limits.CELL_TIMEOUT_S} s on the "
+                                   "grader's run (an endless loop or a long sleep?); the checks that need it cannot pass.")
+        elif error != SKIPPED and "NotImplementedError" not in error:
+            record.messages.append(f"Your cell {cell_id} raised {error}; the checks that need it cannot pass.")
     return True
 
 
@@ -210,9 +271,9 @@ def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> bool:
     code, record.seconds["judge"] = _run(
         [sys.executable, "-m", "pytest", "tests/hidden", "-q", "-p", "no:cacheprovider",
          f"--assignment={record.assignment}", f"--submission={folder}", f"--probe-dir={jail}", f"--junitxml={junit}"],
-        JUDGE_TIMEOUT_S, work / "judge.log")
+        limits.JUDGE_TIMEOUT_S, work / "judge.log")
     if code is None or not junit.exists():
-        record.status = "crashed"
+        set_status(record, "crashed")
         record.messages.append("the hidden checks could not run; the instructor has been told.")
         return False
     for name, (passed, message) in parse_junit(junit).items():
@@ -223,8 +284,8 @@ def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> bool:
         elif not passed:  # a log test: it raises a flag and costs no points
             record.flags.append(LOG_FLAGS[name])
             record.messages.append(message)
-    if record.status == "ok" and {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
-        record.status = "forged"
+    if {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
+        set_status(record, "forged")
     return True
 
 
@@ -238,8 +299,8 @@ def compare_paths(record: Record) -> None:
         record.flags.append("paths-disagree")
         record.messages.append("nbgrader and the hidden checks disagree on: "
                                f"{', '.join(sorted(passed_in_kernel ^ passed_by_judge))}; the instructor will review.")
-    if passed_in_kernel - passed_by_judge and record.status == "ok":
-        record.status = "tampered"
+    if passed_in_kernel - passed_by_judge:
+        set_status(record, "tampered")
 
 
 def write_record(record: Record) -> Path:

@@ -5,10 +5,11 @@ run (the instructor's given definition cells and the student's answer
 cells, in notebook order) and a copy of the instructor's probe module. Then,
 inside the sandbox, where source/ and the checks do not exist:
 
-    python -m course.grading.probe FOLDER
+    python -m course.grading.probe FOLDER [--skip CELL_OR_CHECK ...]
 
-runs the program and every probe and writes FOLDER/outputs.npz (arrays keyed
-'check_id/output') and FOLDER/probe_report.json (errors by cell and probe).
+runs the program and every probe, each under the per-cell time limit, and
+writes FOLDER/outputs.npz (arrays keyed 'check_id/output') and
+FOLDER/probe_report.json (errors by cell and probe).
 The judge reads those files in a process the student's code never ran in.
 """
 
@@ -17,16 +18,20 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 import nbformat
 import numpy as np
 
 from course import paths
-from course.probes import execute_program, graded_program, load_module, quiet
+from course.grading import limits
+from course.grading.sandbox import forbid_fork
+from course.probes import SKIPPED, execute_program, graded_program, load_module, quiet, time_limit
 from course.reference import to_bytes
 
 PROGRAM, PROBES, OUTPUTS, REPORT = "program.json", "probes.py", "outputs.npz", "probe_report.json"
+PROGRESS = "progress.txt"  # the cell or probe now running
 
 
 def prepare(assignment: str, notebook: Path, folder: Path) -> None:
@@ -38,12 +43,32 @@ def prepare(assignment: str, notebook: Path, folder: Path) -> None:
     shutil.copyfile(paths.probes_file(assignment), folder / PROBES)
 
 
-def probe_folder(folder: Path) -> dict:
-    """Run the prepared program and all probes; write outputs.npz and probe_report.json."""
+def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
+    """Run the prepared program and all probes; write outputs.npz and probe_report.json.
+
+    Each cell and each probe runs under the per-cell time limit; the one about to run is
+    written to progress.txt first, so if it kills the process the grader knows which to
+    `skip` when it tries again.
+    """
+    forbid_fork()
+    progress = folder / PROGRESS
+    mark = progress.write_text
     program = [tuple(cell) for cell in json.loads((folder / PROGRAM).read_text())]
-    ns, cell_errors = execute_program(program, folder)
-    with quiet():
-        outputs, probe_errors = load_module(folder / PROBES).run_all(ns)
+    ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
+    probes = load_module(folder / PROBES)
+    outputs, probe_errors = {}, {}
+    for check_id in probes.PROBES:
+        if check_id in skip:
+            probe_errors[check_id] = SKIPPED
+            continue
+        mark(check_id)
+        with quiet():
+            try:
+                with time_limit(limits.CELL_TIMEOUT_S):
+                    outputs[check_id] = probes.run_probe(check_id, ns)
+            except BaseException as error:  # student code may raise anything, SystemExit included
+                probe_errors[check_id] = f"{type(error).__name__}: {error}"
+    progress.unlink()
     arrays = {}
     for check_id, data in outputs.items():
         values = {f"{check_id}/{key}": np.asarray(value) for key, value in data.items()}
@@ -57,10 +82,18 @@ def probe_folder(folder: Path) -> dict:
     return report
 
 
+def culprit(folder: Path) -> str | None:
+    """The cell or probe that was running when a probe run in `folder` died, if it died in one."""
+    progress = folder / PROGRESS
+    return progress.read_text() if progress.exists() else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="a folder made by prepare()")
-    report = probe_folder(parser.parse_args().folder.resolve())
+    parser.add_argument("--skip", nargs="*", default=[], help="cells and probes not to run (they crashed before)")
+    args = parser.parse_args()
+    report = probe_folder(args.folder.resolve(), args.skip)
     print(f"probe errors: {len(report['probe_errors'])}, cell errors: {len(report['cell_errors'])}")
 
 

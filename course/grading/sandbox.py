@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -22,9 +23,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from course.grading import limits
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-MEMORY_LIMIT_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
-MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
 
 
 @dataclass
@@ -94,14 +95,37 @@ class _Cgroups:
                     time.sleep(0.1)
 
 
+_PR_SET_PDEATHSIG = 1
+_prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: a forked child must not load libraries
+
+
+def die_with_parent() -> None:
+    """(preexec_fn) Have the kernel kill this child when its parent dies: a killed grader leaves nothing running."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def forbid_fork() -> None:
+    """In a grading process (nbgrader's kernel, the probe): no forked children.
+
+    os.fork raises, so a fork bomb is an ordinary error in its cell, the same on both paths;
+    a child forked another way (posix.fork) exits at once, and the process cap stops the loop.
+    subprocess still works: it does not go through os.fork. multiprocessing's fork does not.
+    """
+    def refuse(*args, **kwargs):
+        raise PermissionError("os.fork is disabled while grading: the grader runs no child processes")
+
+    os.fork = refuse
+    os.register_at_fork(after_in_child=lambda: os._exit(70))
+
+
 def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None = None, cwd: Path | None = None,
-                memory_mb: int = MEMORY_LIMIT_MB, max_processes: int = MAX_PROCESSES) -> Outcome:
+                memory_mb: int = limits.MEMORY_MB, max_processes: int = limits.MAX_PROCESSES) -> Outcome:
     """Run `cmd` with its output in `log`, under the time, memory and process limits."""
     cgroups = _Cgroups(memory_mb, max_processes)
     start = time.perf_counter()
     with log.open("w") as out:
         process = subprocess.Popen(cgroups.enter_command(cmd), stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=die_with_parent)
         try:
             code: int | None = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -146,6 +170,9 @@ def jail(cmd: list[str], *, workdir: Path, writable: list[Path] = (), readable: 
     return args + cmd
 
 
+FORBID_FORK = "import course.grading.sandbox as _s; _s.forbid_fork(); del _s"
+
+
 def kernel_jail(kernels_dir: Path, *, workdir: Path, readable: list[Path]) -> tuple[list[str], dict[str, str], Path]:
     """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
 
@@ -158,7 +185,8 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, readable: list[Path]) -> tu
     import tempfile
 
     sockets = Path(tempfile.mkdtemp(prefix="ck-", dir="/tmp"))
-    argv = jail([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], workdir=workdir,
+    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", f"--IPKernelApp.exec_lines={FORBID_FORK}"]
+    argv = jail(kernel, workdir=workdir,
                 writable=[sockets], readable=readable)
     spec = kernels_dir / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)

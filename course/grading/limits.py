@@ -1,0 +1,39 @@
+"""Every limit grading puts on a submission, in one place (each can be set from the environment).
+
+- a cell: nbgrader's run of each notebook cell, and the probe's run of each
+  answer cell and of each probe; cells the instructor marks long-running (the
+  training cell) get the long limit;
+- a step: the whole nbgrader run, the whole probe run, the judge;
+- memory and processes: caps on each step (cgroups, see course.grading.sandbox).
+"""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+
+CELL_TIMEOUT_S = int(os.environ.get("COURSE_CELL_TIMEOUT", "60"))
+LONG_CELL_TIMEOUT_S = int(os.environ.get("COURSE_LONG_CELL_TIMEOUT", "600"))
+NOTEBOOK_TIMEOUT_S = int(os.environ.get("COURSE_NOTEBOOK_TIMEOUT", "900"))
+PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
+JUDGE_TIMEOUT_S = int(os.environ.get("COURSE_JUDGE_TIMEOUT", "120"))
+FEEDBACK_TIMEOUT_S = 300
+MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
+MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
+PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
+
+
+def is_long_running(cell: nbformat.NotebookNode) -> bool:
+    """True for cells the authoring file marks `long` (set in their `course` metadata)."""
+    return bool(cell.get("metadata", {}).get("course", {}).get("long_running"))
+
+
+def cell_timeout(cell: nbformat.NotebookNode) -> int:
+    """nbgrader's time limit for one cell, in seconds (nbclient's `timeout_func`)."""
+    return LONG_CELL_TIMEOUT_S if is_long_running(cell) else CELL_TIMEOUT_S
+
+
+def step_timeout() -> int:
+    """The longest one submission's grading may take before the batch gives up on it."""
+    return NOTEBOOK_TIMEOUT_S + FEEDBACK_TIMEOUT_S + PROBE_ATTEMPTS * PROBE_TIMEOUT_S + JUDGE_TIMEOUT_S + 60

@@ -1,0 +1,274 @@
+"""The corpus of bad submissions: what students hand in that grading must survive.
+
+Each `Case` is one student of the end-to-end class (tests/test_grading_end_to_end.py),
+graded by the real pipeline among good students, with the outcome grading must give
+it: status, points on both paths, flags, and what the student is told. Most start
+from QUICK, the solution with `train_transformer` left as the stub (44 of 50 points,
+and no training to wait for), and break one thing in it.
+
+    python tests/bad_submissions.py     # rewrite docs/bad_submissions.md from this file
+
+tests/test_docs.py fails if that table is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+from course import paths  # noqa: E402
+from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook  # noqa: E402
+
+ASSIGNMENT = "transformer_fundamentals"
+NOTEBOOK = f"{ASSIGNMENT}.ipynb"
+DOC = paths.ROOT / "docs" / "bad_submissions.md"
+QUICK_POINTS = 44  # every check but train_transformer (6 points)
+ATTENTION_UNSCALED = next(edit for edit, check in SAMPLE_BUGS[ASSIGNMENT] if check == "attention_values")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad submission and the outcome grading must give it."""
+
+    student: str
+    listed: str  # the kinds of bad input it stands for
+    what: str  # what the submission does
+    write: Callable[[Path], None]  # fills submitted/<student>/<assignment>/ (the folder exists, empty)
+    status: str
+    points: int  # judge path
+    nbgrader: int | None  # nbgrader path; None when nbgrader cannot score the notebook
+    flags: tuple[str, ...] = ()  # flags the record must carry (it may carry more, e.g. log-missing)
+    told: tuple[str, ...] = ()  # what the student's feedback must say
+
+
+def cell(nb: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def quick() -> nbformat.NotebookNode:
+    """The solution with the training answer left as released: full marks but for train_transformer."""
+    nb = sample_notebook(ASSIGNMENT, "perfect")
+    cell(nb, "answer-train-transformer").source = cell(sample_notebook(ASSIGNMENT, "blank"),
+                                                       "answer-train-transformer").source
+    return nb
+
+
+def hand_in(folder: Path, nb: nbformat.NotebookNode) -> None:
+    """Write `nb` into `folder` beside the release's other files, as a student hands it in."""
+    shutil.copytree(paths.ROOT / "release" / ASSIGNMENT, folder, dirs_exist_ok=True)
+    nbformat.write(nb, folder / NOTEBOOK)
+
+
+def quick_with(prefix: str, grade_id: str = "answer-feed-forward") -> Callable[[Path], None]:
+    """QUICK with `prefix` run at the top of one answer cell."""
+    def write(folder: Path) -> None:
+        nb = quick()
+        cell(nb, grade_id).source = prefix + cell(nb, grade_id).source
+        hand_in(folder, nb)
+    return write
+
+
+# ------------------------------------------------------------- unreadable
+
+
+def write_file(name: str, text: str) -> Callable[[Path], None]:
+    return lambda folder: (folder / name).write_text(text)
+
+
+# ------------------------------------------------------------- cells that misbehave
+
+MISBEHAVIOUR = {  # on the blank release, with the log copied from the perfect sample
+    "answer-tokenizer": "class SimpleTokenizer(:\n    pass",
+    "answer-token-embedding": "raise ValueError('my cell is broken')",
+    "answer-positional-encoding": "import sys\nsys.exit('leaving early')",
+    "answer-transformer-embeddings": "print('spam ' * 5_000_000)",
+    "answer-attention": "def scaled_dot_product_attention(Q, K, V, mask=None, dropout=None):\n"
+                        "    nan = torch.full(Q.shape[:-1] + (K.shape[-2],), float('nan'))\n"
+                        "    return nan @ V, nan",
+}
+
+
+def write_misbehaving(folder: Path) -> None:
+    nb = sample_notebook(ASSIGNMENT, "blank")
+    for grade_id, source in MISBEHAVIOUR.items():
+        cell(nb, grade_id).source = source
+    hand_in(folder, nb)
+    shutil.copyfile(folder.parents[1] / "perfect" / ASSIGNMENT / "submission_log.json", folder / "submission_log.json")
+
+
+# ------------------------------------------------------------- attacks on the grader
+
+SNOOP = """
+import builtins, json, pathlib
+import numpy as np
+import course.grading.in_notebook as hidden_tests
+hidden_tests.grade = lambda *args, **kwargs: None  # every hidden test now passes in this kernel
+torch.allclose = np.allclose = lambda *args, **kwargs: True
+builtins.AssertionError = type("NeverRaised", (Exception,), {})
+get_ipython().showtraceback = lambda *args, **kwargs: None
+attempts = {}
+for name, path in TARGETS.items():
+    try:
+        if name.startswith("write"):
+            pathlib.Path(path).write_text("overwritten by another student")
+        else:
+            pathlib.Path(path).read_bytes()
+        attempts[name] = "done"
+    except OSError:
+        attempts[name] = "blocked"
+pathlib.Path("snoop.json").write_text(json.dumps(attempts))
+"""
+
+
+def snoop_targets(course: Path) -> dict[str, str]:
+    """Files outside the snooper's folder, in the course directory `course`."""
+    return {"read_solution": str(course / "source" / ASSIGNMENT / NOTEBOOK),
+            "read_other_student": str(course / "submitted" / "perfect" / ASSIGNMENT / NOTEBOOK),
+            "write_other_student": str(course / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json"),
+            "write_gradebook": str(course / "build" / "gradebook.db")}
+
+
+def write_snooper(folder: Path) -> None:
+    nb = sample_notebook(ASSIGNMENT, "blank")
+    course = folder.parents[2]
+    targets = f"TARGETS = {json.dumps(snoop_targets(course))}\n"
+    cell(nb, "answer-tokenizer").source = targets + SNOOP + cell(nb, "answer-tokenizer").source
+    hand_in(folder, nb)
+
+
+def write_extra_files(folder: Path) -> None:
+    """QUICK beside a fake `course` package whose grade() passes everything, and a doctored probe module."""
+    hand_in(folder, quick())
+    fake = folder / "course" / "grading"
+    fake.mkdir(parents=True)
+    (folder / "course" / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "in_notebook.py").write_text("def grade(*args, **kwargs):\n    print('all hidden tests passed')\n")
+    probes = folder / "transformer_probes.py"
+    probes.write_text(probes.read_text() + "\ndef run_probe(check_id, ns):\n    return {}\n")
+    (folder / "notes.txt").write_text("scratch notes\n" * 1000)
+
+
+# ------------------------------------------------------------- notebook surgery
+
+
+def write_deleted_and_edited(folder: Path) -> None:
+    """QUICK with unscaled attention, whose test cell is deleted; another test edited; points changed."""
+    nb = apply_edits(quick(), [ATTENTION_UNSCALED])
+    nb.cells.remove(cell(nb, "attention_values"))
+    cell(nb, "attention_mask").source = "print('this test passes')"
+    cell(nb, "layer_norm").metadata["nbgrader"]["points"] = 100
+    hand_in(folder, nb)
+
+
+def write_duplicated(folder: Path) -> None:
+    """QUICK whose attention cell is copied below itself with a bug, and a test cell pasted twice."""
+    nb = quick()
+    correct = cell(nb, "answer-attention")
+    buggy = nbformat.from_dict(json.loads(json.dumps(correct)))
+    buggy.id, buggy.source = "pasted-attention", ATTENTION_UNSCALED.apply(correct.source)
+    nb.cells.insert(nb.cells.index(correct) + 1, buggy)
+    test = cell(nb, "layer_norm")
+    pasted = nbformat.from_dict(json.loads(json.dumps(test)))
+    pasted.id = "pasted-test"
+    nb.cells.insert(nb.cells.index(test), pasted)
+    hand_in(folder, nb)
+
+
+def write_stripped(folder: Path) -> None:
+    nb = quick()
+    for c in nb.cells:
+        c.metadata.pop("nbgrader", None)
+    hand_in(folder, nb)
+
+
+CRASHED_IN_FEED_FORWARD = "in cell answer-feed-forward; it was left out and the rest of your code was graded"
+KERNEL_DIED = "The Python kernel died while nbgrader ran your notebook"
+TOO_SLOW = "Your cell answer-feed-forward did not finish within"
+
+CASES = (
+    Case("missing_notebook", "missing notebook", "hands in only submission_log.json",
+         write_file("submission_log.json", "{}"), "invalid", 0, None,
+         told=("no notebook named transformer_fundamentals.ipynb was submitted (notebooks found: none)",)),
+    Case("wrong_name", "wrong file name", "hands in my_homework.ipynb",
+         write_file("my_homework.ipynb", "{}"), "invalid", 0, None, told=("(notebooks found: my_homework.ipynb)",)),
+    Case("empty_file", "empty file", "the notebook is an empty file",
+         write_file(NOTEBOOK, ""), "invalid", 0, None, told=("is not a readable Jupyter notebook",)),
+    Case("corrupt_json", "corrupt JSON", "the notebook is cut off mid-JSON",
+         write_file(NOTEBOOK, '{"cells": [ {"cell_type": '), "invalid", 0, None,
+         told=("is not a readable Jupyter notebook",)),
+    Case("misbehaving", "syntax error; exception; sys.exit; huge output; NaN outputs; forged log",
+         "blank release with five broken answer cells (SyntaxError, ValueError, sys.exit, 25 MB of print, "
+         "NaN attention) and the perfect student's submission_log.json",
+         write_misbehaving, "forged", 0, 0, flags=("log-differs-from-code",),
+         told=("Your cell answer-tokenizer raised SyntaxError",
+               "Your cell answer-token-embedding raised ValueError: my cell is broken",
+               "Your cell answer-positional-encoding raised SystemExit", "NaN")),
+    Case("snooper", "monkeypatching the judge; reading files outside its folder; writing into another "
+         "student's folder", "blank release whose first cell replaces the in-kernel grade(), torch.allclose, "
+         "np.allclose, AssertionError and showtraceback, then reads the solution and a classmate's notebook "
+         "and writes a classmate's log and the gradebook",
+         write_snooper, "tampered", 0, 50, flags=("paths-disagree",), told=("disagree",)),
+    Case("endless_loop", "infinite loop", "QUICK with `while True: pass` atop the feed-forward cell",
+         quick_with("while True:\n    pass\n"), "timeout", QUICK_POINTS - 2, QUICK_POINTS - 2, told=(TOO_SLOW,)),
+    Case("long_sleep", "long sleep", "QUICK with `time.sleep(10**6)` atop the feed-forward cell",
+         quick_with("import time\ntime.sleep(10**6)\n"), "timeout", QUICK_POINTS - 2, QUICK_POINTS - 2,
+         told=(TOO_SLOW,)),
+    Case("memory_bomb", "memory bomb", "QUICK whose feed-forward cell allocates 100 MB blocks forever",
+         quick_with("hog = []\nwhile True:\n    hog.append(bytearray(10**8))\n"), "crashed", QUICK_POINTS - 2, None,
+         flags=("nbgrader-failed",), told=(KERNEL_DIED, "MB of memory " + CRASHED_IN_FEED_FORWARD)),
+    Case("hard_exit", "os._exit", "QUICK whose feed-forward cell calls os._exit(3)",
+         quick_with("import os\nos._exit(3)\n"), "crashed", QUICK_POINTS - 2, None, flags=("nbgrader-failed",),
+         told=(KERNEL_DIED, CRASHED_IN_FEED_FORWARD)),
+    Case("segfault", "kernel crash", "QUICK whose feed-forward cell reads address 0 through ctypes (SIGSEGV)",
+         quick_with("import ctypes\nctypes.string_at(0)\n"), "crashed", QUICK_POINTS - 2, None,
+         flags=("nbgrader-failed",), told=(KERNEL_DIED, CRASHED_IN_FEED_FORWARD)),
+    Case("fork_bomb", "fork bomb", "QUICK whose feed-forward cell runs `while True: os.fork()`",
+         quick_with("import os\nwhile True:\n    os.fork()\n"), "ok", QUICK_POINTS - 2, QUICK_POINTS - 2,
+         told=("Your cell answer-feed-forward raised PermissionError: os.fork is disabled while grading",)),
+    Case("deleted_and_edited_tests", "deleted test cells; edited test cells; changed points",
+         "QUICK with unscaled attention; deletes that check's test cell, replaces another test with a print, "
+         "sets a test's points to 100",
+         write_deleted_and_edited, "ok", QUICK_POINTS - 4, QUICK_POINTS - 4, flags=("cells-restored",),
+         told=("deleted, put back for grading: attention_values", "edited, restored for grading: attention_mask",
+               "missing or changed, restored from the release: layer_norm")),
+    Case("duplicated_cells", "duplicated test cells; duplicated answer cells",
+         "QUICK with a pasted copy of the attention cell (unscaled) below the correct one, and a test cell "
+         "pasted twice", write_duplicated, "ok", QUICK_POINTS - 4, QUICK_POINTS - 4, flags=("cells-restored",),
+         told=("appear more than once", "attention_values")),
+    Case("stripped_metadata", "nbgrader metadata stripped", "QUICK with every cell's nbgrader metadata removed",
+         write_stripped, "ok", QUICK_POINTS, QUICK_POINTS, flags=("cells-restored",),
+         told=("restored from the release",)),
+    Case("extra_files", "extra files", "QUICK beside a fake `course` package whose grade() passes everything, "
+         "a doctored transformer_probes.py and a notes file", write_extra_files, "ok", QUICK_POINTS, QUICK_POINTS),
+)
+
+
+def table() -> str:
+    """docs/bad_submissions.md: the cases and the outcomes the tests require."""
+    lines = ["# Bad submissions and what grading does with them", "",
+             "Generated by `python tests/bad_submissions.py` from the corpus that "
+             "`tests/test_grading_end_to_end.py` grades with the real pipeline (nbgrader in its sandboxed kernel, "
+             "the sandboxed probe, the hidden pytest judge) in one class with the good samples; "
+             "every row is asserted there. QUICK is the solution without `train_transformer` (44/50).", "",
+             "| case | student | what it does | status | judge | nbgrader | flags | the student is told |",
+             "|---|---|---|---|---|---|---|---|"]
+    for case in CASES:
+        nbgrader = "-" if case.nbgrader is None else str(case.nbgrader)
+        told = "; ".join(f"\"{t}\"" for t in case.told) or "(nothing: no problem to report)"
+        lines.append(f"| {case.listed} | {case.student} | {case.what} | {case.status} | {case.points}/50 | "
+                     f"{nbgrader} | {', '.join(case.flags) or '-'} | {told} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    DOC.parent.mkdir(exist_ok=True)
+    DOC.write_text(table())
+    print(f"wrote {DOC.relative_to(paths.ROOT)}: {len(CASES)} cases")

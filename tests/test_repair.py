@@ -1,0 +1,68 @@
+"""course.grading.repair: a broken notebook structure is mended the same way for nbgrader and the probe."""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+import pytest
+
+from course import paths
+from course.grading.repair import repair
+from course.probes import graded_program
+from helpers import ASSIGNMENT
+
+
+@pytest.fixture
+def release() -> nbformat.NotebookNode:
+    return nbformat.read(paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb", as_version=4)
+
+
+def grade_ids(nb: nbformat.NotebookNode) -> list[str | None]:
+    return [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells]
+
+
+def find(nb: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
+    return next(cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_an_untouched_submission_needs_no_repair(release):
+    nb = copy.deepcopy(release)
+    assert repair(nb, release) == [] and nb == release
+
+
+def test_stripped_and_changed_metadata_comes_back_from_the_release(release):
+    nb = copy.deepcopy(release)
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    notes = repair(nb, release)
+    assert grade_ids(nb) == grade_ids(release)
+    assert "restored from the release" in notes[0]
+
+
+def test_deleted_cells_return_after_their_released_predecessor(release):
+    nb = copy.deepcopy(release)
+    nb.cells = [c for c in nb.cells if c.get("id") not in ("setup-imports", "attention_values", "attention_mask")]
+    notes = repair(nb, release)
+    assert grade_ids(nb) == grade_ids(release)
+    assert notes == ["Cells of the release that were deleted, put back for grading: "
+                     "setup-imports, attention_values, attention_mask."]
+
+
+def test_of_a_cell_pasted_twice_the_last_copy_is_graded(release):
+    nb = copy.deepcopy(release)
+    first = find(nb, "answer-attention")
+    second = copy.deepcopy(first)
+    second.id, second.source = "pasted", "ATTENTION = 'the second copy'"
+    nb.cells.insert(nb.cells.index(first) + 1, second)
+    notes = repair(nb, release)
+    assert find(nb, "answer-attention").source == "ATTENTION = 'the second copy'"
+    assert "nbgrader" not in first.metadata, "the earlier copy runs as ordinary code"
+    assert "appear more than once" in notes[0]
+    assert ("answer-attention", "ATTENTION = 'the second copy'") in graded_program(ASSIGNMENT, nb)
+
+
+def test_edits_to_read_only_cells_are_reported(release):
+    nb = copy.deepcopy(release)
+    find(nb, "visible-attention").source = "pass"
+    assert repair(nb, release) == ["Read-only cells that were edited, restored for grading: visible-attention."]
