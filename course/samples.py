@@ -18,8 +18,12 @@ change the solution.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +31,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from course import paths
+from course.grading import limits
 
 
 @dataclass(frozen=True)
@@ -122,9 +127,20 @@ def main() -> None:
     parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
     parser.add_argument("--into", type=Path, default=paths.COURSE / "submitted", help="the submitted/ folder")
     parser.add_argument("--samples", nargs="+", choices=SAMPLES, default=SAMPLES)
+    parser.add_argument("--jobs", type=int, default=limits.default_jobs(), help="notebooks run at once")
     args = parser.parse_args()
-    for sample in args.samples:  # one at a time: concurrent kernels here lost their sockets
-        write_sample(args.assignment, sample, args.into)
+    if len(args.samples) == 1 or args.jobs == 1:
+        for sample in args.samples:
+            write_sample(args.assignment, sample, args.into)
+        return
+    # One process per sample, each kernel with its share of the cores.
+    env = {**os.environ, **limits.thread_env(args.jobs)}
+    command = [sys.executable, "-m", "course.samples", args.assignment, "--into", str(args.into), "--jobs", "1",
+               "--samples"]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        runs = list(pool.map(lambda sample: subprocess.run([*command, sample], env=env), args.samples))
+    if any(run.returncode for run in runs):
+        sys.exit("a sample notebook could not be written")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ def grade(student: str, mode: str) -> dict[str, float]:
     """Grading seconds per step for one submission, with COURSE_SANDBOX=mode."""
     with tempfile.TemporaryDirectory() as build:
         env = {**grading_env(), "COURSE_BUILD_DIR": build, "COURSE_SANDBOX": mode}
-        subprocess.run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force", "--log-level=ERROR",
+        subprocess.run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force",
                                         f"--CourseDirectory.release_directory={build}/release"),
                        cwd=paths.ROOT, env=env, check=True)
         subprocess.run([sys.executable, "-m", "course.grading.grade_one", ASSIGNMENT, student], cwd=paths.ROOT,

@@ -27,7 +27,6 @@ from course import paths
 from course.grading import limits, sandbox
 from course.grading.grade_one import RECORD_VERSION, SANDBOX, Record, grade_cells, submission_hash, write_record
 
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def students(assignment: str) -> list[str]:
@@ -52,12 +51,12 @@ def is_current(assignment: str, student: str) -> bool:
     return record is not None and record["submission_sha256"] == submission_hash(folder)
 
 
-def grade_in_child(assignment: str, student: str, threads: int | None = None) -> float:
-    """Run grade_one in a child process (with `threads` CPU threads); if it dies, write a 'crashed' record.
+def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float:
+    """Run grade_one in a child process (one of `jobs` at once); if it dies, write a 'crashed' record.
 
     Returns the seconds it took."""
     start = time.perf_counter()
-    env = {**os.environ, **({name: str(threads) for name in THREAD_VARIABLES} if threads else {})}
+    env = {**os.environ, **limits.thread_env(jobs)}
     try:
         code = subprocess.run([sys.executable, "-m", "course.grading.grade_one", assignment, student], cwd=paths.ROOT,
                               env=env, timeout=limits.step_timeout(), preexec_fn=sandbox.die_with_parent).returncode
@@ -75,9 +74,8 @@ def grade_in_child(assignment: str, student: str, threads: int | None = None) ->
 
 def grade_all(assignment: str, names: list[str], jobs: int) -> None:
     """Grade `names`, `jobs` at a time, each with its share of the cores; prints one line per student."""
-    threads = max(1, (os.cpu_count() or 1) // jobs) if jobs > 1 else None
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {student: pool.submit(grade_in_child, assignment, student, threads) for student in names}
+        futures = {student: pool.submit(grade_in_child, assignment, student, jobs) for student in names}
         for student, future in futures.items():
             print(f"{student}: graded in {future.result():.1f} s", flush=True)
 
@@ -144,7 +142,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
     parser.add_argument("--regrade", action="store_true", help="grade every submission again, even if unchanged")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("COURSE_JOBS", os.cpu_count() or 1)),
+    parser.add_argument("--jobs", type=int, default=limits.default_jobs(),
                         help="submissions graded at once (default: COURSE_JOBS, or one per core)")
     args = parser.parse_args()
     if SANDBOX == "none":

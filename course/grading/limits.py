@@ -22,6 +22,23 @@ FEEDBACK_TIMEOUT_S = 300
 MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
 MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
 PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def default_jobs() -> int:
+    """Notebooks run at once: COURSE_JOBS, or one per core."""
+    return int(os.environ.get("COURSE_JOBS", os.cpu_count() or 1))
+
+
+def thread_env(jobs: int) -> dict[str, str]:
+    """Environment giving each of `jobs` concurrent notebooks its share of the cores.
+
+    Two kernels that each start a thread per core slow each other down many times over.
+    """
+    if jobs <= 1:
+        return {}
+    threads = str(max(1, (os.cpu_count() or 1) // jobs))
+    return {name: threads for name in THREAD_VARIABLES}
 
 
 def is_long_running(cell: nbformat.NotebookNode) -> bool:
