@@ -82,6 +82,11 @@ def write_file(name: str, text: str) -> Callable[[Path], None]:
     return lambda folder: (folder / name).write_text(text)
 
 
+def write_oversized(folder: Path) -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("x" * 60 * 2**20)])
+    nbformat.write(nb, folder / NOTEBOOK)
+
+
 # ------------------------------------------------------------- cells that misbehave
 
 MISBEHAVIOUR = {  # on the blank release, with the log copied from the perfect sample
@@ -106,7 +111,7 @@ def write_misbehaving(folder: Path) -> None:
 # ------------------------------------------------------------- attacks on the grader
 
 SNOOP = """
-import builtins, json, pathlib
+import builtins, json, os, pathlib
 import numpy as np
 import course.grading.in_notebook as hidden_tests
 hidden_tests.grade = lambda *args, **kwargs: None  # every hidden test now passes in this kernel
@@ -123,8 +128,19 @@ for name, path in TARGETS.items():
         attempts[name] = "done"
     except OSError:
         attempts[name] = "blocked"
+pids = [pid for pid in os.listdir("/proc") if pid.isdigit() and int(pid) != os.getpid()]
+through_proc = any(os.path.exists(f"/proc/{pid}/root" + TARGETS["read_solution"]) for pid in pids)
+attempts["read_solution_through_proc"] = "done" if through_proc else "blocked"
+def command_line(pid):
+    try:
+        return pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+graders = [pid for pid in pids if b"\0autograde\0" in command_line(pid)]
+attempts["see_grader_processes"] = "done" if graders else "blocked"
 pathlib.Path("snoop.json").write_text(json.dumps(attempts))
 """
+EXTRA_SNOOPING = ("read_solution_through_proc", "see_grader_processes")  # attempts beyond the target files
 
 
 def snoop_targets(course: Path) -> dict[str, str]:
@@ -204,6 +220,9 @@ CASES = (
     Case("corrupt_json", "corrupt JSON", "the notebook is cut off mid-JSON",
          write_file(NOTEBOOK, '{"cells": [ {"cell_type": '), "invalid", 0, None,
          told=("is not a readable Jupyter notebook",)),
+    Case("oversized", "oversized submission", "a valid notebook carrying 60 MB of pasted text",
+         write_oversized,
+         "invalid", 0, None, told=("more than the 50 MB allowed",)),
     Case("misbehaving", "syntax error; exception; sys.exit; huge output; NaN outputs; forged log",
          "blank release with five broken answer cells (SyntaxError, ValueError, sys.exit, 25 MB of print, "
          "NaN attention) and the perfect student's submission_log.json",
@@ -214,7 +233,8 @@ CASES = (
     Case("snooper", "monkeypatching the judge; reading files outside its folder; writing into another "
          "student's folder", "blank release whose first cell replaces the in-kernel grade(), torch.allclose, "
          "np.allclose, AssertionError and showtraceback, then reads the solution and a classmate's notebook "
-         "and writes a classmate's log and the gradebook",
+         "(directly and through /proc/PID/root), looks for the grader's processes, and writes a classmate's log "
+         "and the gradebook",
          write_snooper, "tampered", 0, 50, flags=("paths-disagree",), told=("disagree",)),
     Case("endless_loop", "infinite loop", "QUICK with `while True: pass` atop the feed-forward cell",
          quick_with("while True:\n    pass\n"), "timeout", QUICK_POINTS - 2, QUICK_POINTS - 2, told=(TOO_SLOW,)),

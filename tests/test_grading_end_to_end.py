@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bad_submissions import CASES, snoop_targets
+from bad_submissions import CASES, EXTRA_SNOOPING, snoop_targets
 from course import paths
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook
@@ -128,7 +128,7 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
 
 def test_student_code_cannot_read_or_write_outside_its_folder(course):
     attempts = json.loads((course["root"] / "autograded" / "snooper" / ASSIGNMENT / "snoop.json").read_text())
-    assert attempts == {name: "blocked" for name in snoop_targets(course["root"])}
+    assert attempts == {name: "blocked" for name in [*snoop_targets(course["root"]), *EXTRA_SNOOPING]}
     assert json.loads((course["root"] / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json").read_text())
 
 

@@ -8,6 +8,7 @@ import nbformat
 import pytest
 
 from course import paths
+from course.grading import limits
 from helpers import ASSIGNMENT, between, grade_cells, nbgrader
 
 RELEASE = paths.ROOT / "release" / ASSIGNMENT
@@ -91,3 +92,10 @@ def test_release_keeps_every_cell_and_its_grading_metadata():
     points = lambda nb: {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
                          for c in grade_cells(nb, grade=True)}
     assert points(RELEASE_NB) == points(SOURCE_NB)
+
+
+def test_only_the_training_cell_gets_the_long_time_limit():
+    long_cells = [cell.id for cell in RELEASE_NB.cells
+                  if cell.cell_type == "code" and limits.cell_timeout(cell) == limits.LONG_CELL_TIMEOUT_S]
+    assert long_cells == ["demo-train"]
+    assert limits.CELL_TIMEOUT_S < limits.LONG_CELL_TIMEOUT_S

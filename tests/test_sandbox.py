@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -46,11 +47,15 @@ try:
     seen["network"] = True
 except OSError:
     seen["network"] = False
+pids = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+seen["solution_through_proc"] = any(os.path.exists(f"/proc/{{pid}}/root{secrets['solution']}") for pid in pids)
+seen["grader_process"] = {os.getpid()} in pids  # the test's own process, outside the jail
 open("seen.json", "w").write(json.dumps(seen))
 """
     outcome, jail = run_in_jail(tmp_path, code, timeout=60)
     assert outcome.code == 0
-    assert json.loads((jail / "seen.json").read_text()) == {name: False for name in [*secrets, "network"]}
+    assert json.loads((jail / "seen.json").read_text()) == {
+        name: False for name in [*secrets, "network", "solution_through_proc", "grader_process"]}
 
 
 def test_memory_bomb_is_killed_and_reported(tmp_path):

@@ -2,17 +2,20 @@
 
     python -m course.grading.grade_one ASSIGNMENT STUDENT
 
-1. nbgrader autograde (hidden tests restored, per-cell timeout, the kernel
+0. validate (a readable notebook of the right name and size) and note the
+   structure repairs both paths will make (course.grading.repair);
+1. nbgrader autograde (hidden tests restored, per-cell time limits, the kernel
    in bubblewrap) and nbgrader's feedback;
 2. probe: the student's answer cells and the probes, in bubblewrap, where
-   source/ and the checks do not exist;
+   source/ and the checks do not exist; a run that dies is retried without
+   the cell or probe it died in;
 3. judge: the hidden pytest checks on the probe's data and the submission log;
 4. a result record, build/results/<assignment>/<student>.json, written last
    and atomically, so a record on disk is always a finished grading.
 
 Every step runs under a wall clock and memory and process caps
-(course.grading.sandbox). Nothing here raises for a bad submission: every
-failure becomes a status and a message in the record.
+(course.grading.limits, course.grading.sandbox). Nothing here raises for a
+bad submission: every failure becomes a status and a message in the record.
 """
 
 from __future__ import annotations
@@ -126,6 +129,10 @@ def parse_junit(path: Path) -> dict[str, tuple[bool, str]]:
 def validate(folder: Path, assignment: str) -> str | None:
     """Why the submission cannot be graded at all, or None."""
     notebook = folder / f"{assignment}.ipynb"
+    size_mb = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
+    if size_mb > limits.SUBMISSION_MB:
+        return (f"the submission is {size_mb:.0f} MB, more than the {limits.SUBMISSION_MB} MB allowed; hand in only "
+                f"{notebook.name} and submission_log.json, with outputs no larger than the notebook makes.")
     if not notebook.exists():
         names = ", ".join(sorted(p.name for p in folder.glob("*.ipynb"))) or "none"
         return f"no notebook named {notebook.name} was submitted (notebooks found: {names})."

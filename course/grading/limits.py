@@ -20,6 +20,7 @@ PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
 JUDGE_TIMEOUT_S = int(os.environ.get("COURSE_JUDGE_TIMEOUT", "120"))
 FEEDBACK_TIMEOUT_S = 300
 MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
+SUBMISSION_MB = int(os.environ.get("COURSE_SUBMISSION_MB", "50"))  # all files a student hands in
 MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
 PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")

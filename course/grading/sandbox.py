@@ -154,8 +154,11 @@ def jail(cmd: list[str], *, workdir: Path, writable: list[Path] = (), readable: 
     folders (inside readable ones) are covered by an empty tmpfs. /tmp is a fresh tmpfs.
     """
     python_home = Path(sys.base_prefix)
-    args = ["bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # Own pid namespace: the code sees and can signal only its own processes, and cannot reach other
+    # processes' files through /proc/PID/root. ipykernel would take the namespace's init for a dead parent
+    # and exit, so it is not told its parent's pid (JPY_PARENT_PID); --die-with-parent does that job.
+    args = ["bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--die-with-parent",
+            "--new-session", "--unsetenv", "JPY_PARENT_PID", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for system in ("/usr", "/bin", "/lib", "/lib64", "/etc"):
         if Path(system).exists():
             args += ["--ro-bind", system, system]
