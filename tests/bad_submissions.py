@@ -136,7 +136,7 @@ def command_line(pid):
         return pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
-graders = [pid for pid in pids if b"\0autograde\0" in command_line(pid)]
+graders = [pid for pid in pids if "autograde" in command_line(pid).decode(errors="replace").split(chr(0))]
 attempts["see_grader_processes"] = "done" if graders else "blocked"
 pathlib.Path("snoop.json").write_text(json.dumps(attempts))
 """

@@ -33,7 +33,7 @@ from helpers import ASSIGNMENT
 
 FULL = 50
 GOOD = ("perfect", "blank", "partial", "alternatives")
-LIMITS = {"COURSE_CELL_TIMEOUT": "20", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
+LIMITS = {"COURSE_CELL_TIMEOUT": "15", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
           "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "2"}
 
 
@@ -161,33 +161,33 @@ def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):
     assert {p.name: p.read_bytes() for p in results.glob("*.json")} == before
 
 
-RESUMED = ("hard_exit", "stripped_metadata")  # graded again after their records are removed
+def running(pattern: str) -> bool:
+    return subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True).returncode == 0
 
 
-def test_a_killed_batch_resumes_and_regrades_to_the_same_result(course):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_a_stopped_batch_leaves_nothing_running_then_resumes_to_the_same_grades(course, stop):
+    student = "hard_exit"  # its record is removed, so the batch grades it again
     results = course["build"] / "results" / ASSIGNMENT
-    first = {student: course["records"][student] for student in RESUMED}
-    for student in RESUMED:
-        (results / f"{student}.json").unlink()
-    batch = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--jobs", "1"], cwd=paths.ROOT,
-                             env=course["env"], stdout=subprocess.DEVNULL, start_new_session=True)
-    while not any((results / f"{student}.json").exists() for student in RESUMED) and batch.poll() is None:
-        time.sleep(0.5)
-    os.killpg(batch.pid, signal.SIGKILL)  # as a crash or a closed terminal would: no clean-up code runs
-    batch.wait()
-    assert batch.returncode == -signal.SIGKILL, "the batch finished before it could be killed"
-    finished = [student for student in RESUMED if (results / f"{student}.json").exists()]
-    assert len(finished) == 1 and not list(results.glob("*.partial"))
+    (results / f"{student}.json").unlink()
+    batch = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], cwd=paths.ROOT,
+                             env=course["env"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not running(f"--student {student}") and time.monotonic() < deadline:  # nbgrader is running its notebook
+        time.sleep(0.2)
+    os.killpg(batch.pid, stop)  # what Ctrl-C in its terminal, or kill -9 of the whole job, does
+    batch.wait(timeout=60)
     time.sleep(1)
-    for step in (f"grade_one {ASSIGNMENT} {RESUMED[1]}", f"--student {RESUMED[1]}"):
-        assert subprocess.run(["pgrep", "-f", "--", step]).returncode == 1, f"{step!r} went on after the batch was killed"
+    assert not running(f"grade_one {ASSIGNMENT} {student}") and not running(f"--student {student}"), \
+        "grading went on after the batch was stopped"
+    assert not (results / f"{student}.json").exists(), "a grading that was stopped midway leaves no record"
 
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
     assert output.count("already graded, unchanged") == len(GOOD) + len(CASES) - 1
-    again = records_in(course["build"])
-    for student in RESUMED:
-        assert {k: v for k, v in again[student].items() if k != "seconds"} == \
-               {k: v for k, v in first[student].items() if k != "seconds"}
+    again = records_in(course["build"])[student]
+    first = course["records"][student]
+    assert {k: v for k, v in again.items() if k != "seconds"} == {k: v for k, v in first.items() if k != "seconds"}
     with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         students = [row["student"] for row in csv.DictReader(f)]
-    assert sorted(students) == sorted([*GOOD, *(case.student for case in CASES)])
+    assert sorted(students) == sorted([*GOOD, *(case.student for case in CASES)]), "each student once"

@@ -51,10 +51,13 @@ def is_current(assignment: str, student: str) -> bool:
     return record is not None and record["submission_sha256"] == submission_hash(folder)
 
 
-def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float:
-    """Run grade_one in a child process (one of `jobs` at once); if it dies, write a 'crashed' record.
+def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float | None:
+    """Run grade_one in a child process (one of `jobs` at once); the seconds it took, or None if it was stopped.
 
-    Returns the seconds it took."""
+    If the child fails or runs past the step limit, the student gets a 'crashed' or 'timeout' record.
+    If a signal from outside stopped it (Ctrl-C, kill), there is no verdict to record: the submission
+    stays ungraded, and the next batch grades it.
+    """
     start = time.perf_counter()
     env = {**os.environ, **limits.thread_env(jobs)}
     try:
@@ -62,6 +65,8 @@ def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float:
                               env=env, timeout=limits.step_timeout(), preexec_fn=sandbox.die_with_parent).returncode
     except subprocess.TimeoutExpired:
         code = None
+    if code is not None and code < 0:
+        return None
     if code != 0 or load_record(assignment, student) is None:
         auto, manual = grade_cells(assignment)
         folder = paths.submission_dir(student, assignment)
@@ -73,11 +78,17 @@ def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float:
 
 
 def grade_all(assignment: str, names: list[str], jobs: int) -> None:
-    """Grade `names`, `jobs` at a time, each with its share of the cores; prints one line per student."""
+    """Grade `names`, `jobs` at a time; prints one line per student. Ctrl-C starts no further gradings."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {student: pool.submit(grade_in_child, assignment, student, jobs) for student in names}
-        for student, future in futures.items():
-            print(f"{student}: graded in {future.result():.1f} s", flush=True)
+        try:
+            for student, future in futures.items():
+                seconds = future.result()
+                print(f"{student}: " + (f"graded in {seconds:.1f} s" if seconds is not None else
+                                        "grading was stopped from outside; it will be graded next time"), flush=True)
+        except KeyboardInterrupt:
+            pool.shutdown(cancel_futures=True)
+            raise
 
 
 def feedback_text(record: dict, check_ids: list[str]) -> str:
@@ -152,6 +163,7 @@ def main() -> None:
         sys.exit("bubblewrap (bwrap) is not installed, so student code cannot be isolated. Run "
                  "`make sandbox-tools` (apt-get install bubblewrap), or, on a machine that cannot run it, "
                  "set COURSE_SANDBOX=none to grade without isolation.")
+    sandbox.remove_stale_cgroups()
     names = students(args.assignment)
     to_grade = []
     for student in names:
@@ -159,7 +171,10 @@ def main() -> None:
             print(f"{student}: already graded, unchanged")
         else:
             to_grade.append(student)
-    grade_all(args.assignment, to_grade, args.jobs)
+    try:
+        grade_all(args.assignment, to_grade, args.jobs)
+    except KeyboardInterrupt:
+        sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
     records = merge(args.assignment, names)
     print(f"merged {len(records)} records into {paths.grades_dir(args.assignment)}/grades.csv and report.md")
 

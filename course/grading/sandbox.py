@@ -123,22 +123,34 @@ def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None =
     """Run `cmd` with its output in `log`, under the time, memory and process limits."""
     cgroups = _Cgroups(memory_mb, max_processes)
     start = time.perf_counter()
-    with log.open("w") as out:
-        process = subprocess.Popen(cgroups.enter_command(cmd), stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                                   start_new_session=True, preexec_fn=die_with_parent)
-        try:
-            code: int | None = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
+    try:
+        with log.open("w") as out:
+            process = subprocess.Popen(cgroups.enter_command(cmd), stdout=out, stderr=subprocess.STDOUT, env=env,
+                                       cwd=cwd, start_new_session=True, preexec_fn=die_with_parent)
             try:
-                os.killpg(process.pid, signal.SIGKILL)  # whatever it left behind
-            except ProcessLookupError:
+                code: int | None = process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                code = None
+            finally:  # also on Ctrl-C: nothing it started outlives it
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)  # whatever it left behind
+                except ProcessLookupError:
+                    pass
+                process.wait()
+        return Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory())
+    finally:
+        cgroups.remove()
+
+
+def remove_stale_cgroups(older_than_s: float = 3600) -> None:
+    """Remove the empty cgroups left by grading steps that were killed (kill -9) before cleaning up."""
+    for controller in ("memory", "pids"):
+        for folder in (CGROUP_ROOT / controller).glob("course-*"):
+            try:
+                if time.time() - folder.stat().st_mtime > older_than_s and not (folder / "cgroup.procs").read_text():
+                    folder.rmdir()
+            except OSError:
                 pass
-            process.wait()
-    outcome = Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory())
-    cgroups.remove()
-    return outcome
 
 
 def bubblewrap() -> str | None:
