@@ -4,7 +4,7 @@ One isolated course directory (its own gradebook, submitted/, grades/) gets
 the three generated sample submissions, one made of correct alternative
 implementations from the grader-accuracy corpus, and every bad submission of
 tests/bad_submissions.py, and is graded by the same batch command as
-`make autograde`, two submissions at a time. Then a batch is killed midway and
+`make autograde`, three submissions at a time. Then a batch is killed midway and
 resumed. This is the slow test (a few minutes); short time limits keep the
 endless loops short.
 """
@@ -34,7 +34,7 @@ from helpers import ASSIGNMENT
 FULL = 50
 GOOD = ("perfect", "blank", "partial", "alternatives")
 LIMITS = {"COURSE_CELL_TIMEOUT": "15", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
-          "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "2"}
+          "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "3"}
 
 
 def run(args: list[str], env: dict) -> str:
@@ -165,23 +165,28 @@ def running(pattern: str) -> bool:
     return subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True).returncode == 0
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
-def test_a_stopped_batch_leaves_nothing_running_then_resumes_to_the_same_grades(course, stop):
-    student = "hard_exit"  # its record is removed, so the batch grades it again
-    results = course["build"] / "results" / ASSIGNMENT
-    (results / f"{student}.json").unlink()
+def stop_batch_midway(course: dict, student: str, stop: signal.Signals) -> None:
+    """Start a batch, and send `stop` to all of it while nbgrader runs `student`'s notebook."""
     batch = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], cwd=paths.ROOT,
                              env=course["env"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              start_new_session=True)
     deadline = time.monotonic() + 120
-    while not running(f"--student {student}") and time.monotonic() < deadline:  # nbgrader is running its notebook
+    while not running(f"--student {student}") and time.monotonic() < deadline:
         time.sleep(0.2)
-    os.killpg(batch.pid, stop)  # what Ctrl-C in its terminal, or kill -9 of the whole job, does
+    os.killpg(batch.pid, stop)
     batch.wait(timeout=60)
     time.sleep(1)
-    assert not running(f"grade_one {ASSIGNMENT} {student}") and not running(f"--student {student}"), \
-        "grading went on after the batch was stopped"
-    assert not (results / f"{student}.json").exists(), "a grading that was stopped midway leaves no record"
+
+
+def test_a_stopped_batch_leaves_nothing_running_then_resumes_to_the_same_grades(course):
+    student = "hard_exit"  # its record is removed, so the batch grades it again
+    results = course["build"] / "results" / ASSIGNMENT
+    (results / f"{student}.json").unlink()
+    for stop in (signal.SIGINT, signal.SIGKILL):  # Ctrl-C in its terminal; kill -9 of the whole job
+        stop_batch_midway(course, student, stop)
+        assert not running(f"grade_one {ASSIGNMENT} {student}") and not running(f"--student {student}"), \
+            f"grading went on after the batch got {stop.name}"
+        assert not (results / f"{student}.json").exists(), f"grading stopped by {stop.name} left a record"
 
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
     assert output.count("already graded, unchanged") == len(GOOD) + len(CASES) - 1

@@ -91,8 +91,8 @@ open("children.txt", "w").write(f"{refused}|{children}")
 
 
 def test_endless_loop_is_stopped_at_the_time_limit(tmp_path):
-    outcome, _ = run_in_jail(tmp_path, "while True:\n    pass", timeout=15)
-    assert outcome.timed_out and 15 <= outcome.seconds < 30
+    outcome, _ = run_in_jail(tmp_path, "while True:\n    pass", timeout=5)
+    assert outcome.timed_out and 5 <= outcome.seconds < 20
 
 
 def test_hard_exit_is_a_crash_not_a_hang(tmp_path):
