@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import nbformat
@@ -26,6 +27,7 @@ import pytest
 
 from bad_submissions import CASES, EXTRA_SNOOPING, snoop_targets
 from course import paths
+from course.grading.batch import STATUS_MEANING
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook
 from grader_accuracy.alternatives import ALTERNATIVES
@@ -124,6 +126,7 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
     assert set(case.flags) <= set(record["flags"]), record["flags"]
     feedback = (course["root"] / "feedback" / case.student / ASSIGNMENT / "feedback.md").read_text()
     assert all(told in feedback for told in case.told), feedback
+    assert f"(status: {case.status}: {STATUS_MEANING[case.status]})" in feedback
 
 
 def test_student_code_cannot_read_or_write_outside_its_folder(course):
@@ -151,6 +154,9 @@ def test_feedback_explains_lost_points_without_hidden_test_source(course):
 def test_report_lists_every_student(course):
     report = (course["root"] / "grades" / ASSIGNMENT / "report.md").read_text()
     assert all(f"| {name} | ok |" in report for name in ("blank", "partial", "perfect"))
+    line = next(line for line in report.splitlines() if line.startswith("Statuses: "))
+    counted = {status: int(n) for status, n in (item.split() for item in line.removeprefix("Statuses: ").split(", "))}
+    assert counted == Counter(case.status for case in CASES) + Counter(ok=len(GOOD))
 
 
 def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):

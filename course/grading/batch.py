@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 from course import paths
@@ -91,11 +92,22 @@ def grade_all(assignment: str, names: list[str], jobs: int) -> None:
             raise
 
 
+STATUS_MEANING = {  # what each status tells the student
+    "ok": "graded normally",
+    "invalid": "the submission could not be opened, see below",
+    "timeout": "some of your code ran past its time limit, see below",
+    "crashed": "your code stopped the process that ran it, see below",
+    "forged": "submission_log.json does not hold what your code computes",
+    "tampered": "your notebook changed how the tests run inside it; your points come from the grader's own run",
+}
+
+
 def feedback_text(record: dict, check_ids: list[str]) -> str:
     """The student's feedback: status, points per check with the reason for each lost point."""
     total, possible = sum(record["points"].values()), sum(record["max_points"].values())
     lines = [f"# Feedback: {record['assignment']} ({record['student']})", "",
-             f"Autograded score: **{total} / {possible}** (status: {record['status']}).",
+             f"Autograded score: **{total} / {possible}** (status: {record['status']}: "
+             f"{STATUS_MEANING[record['status']]}).",
              f"Written answers ({sum(record['manual_pending'].values())} points) are graded by hand.", ""]
     lines += [f"- {message}" for message in record["messages"]]
     lines += ["", "| check | points | note |", "|---|---|---|"]
@@ -144,7 +156,9 @@ def report_text(assignment: str, records: list[dict], check_ids: list[str]) -> s
         passed = sum(1 for r in records if r["judge"].get(check_id, {}).get("passed"))
         lines.append(f"| {check_id} | {passed}/{len(records)} |")
     attention = [r["student"] for r in records if r["status"] != "ok" or "paths-disagree" in r["flags"]]
-    lines += ["", f"Needs attention: {', '.join(attention) or 'nobody'}.",
+    statuses = Counter(r["status"] for r in records)
+    lines += ["", "Statuses: " + ", ".join(f"{status} {statuses[status]}" for status in STATUS_MEANING if statuses[status]),
+              "", f"Needs attention: {', '.join(attention) or 'nobody'}.",
               f"Written answers to grade by hand: {len(records)} submissions (nbgrader formgrader)."]
     return "\n".join(lines) + "\n"
 
