@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib.util
 import io
 import os
@@ -113,30 +114,44 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def execute_program(program: list[tuple[str, str]], workdir: Path, *, limit: float | None = None,
-                    skip: Collection[str] = (), on_start: Callable[[str], None] = lambda cell_id: None,
-                    ) -> tuple[dict, dict[str, str]]:
+def run_steps(steps: dict[str, Callable[[], object]], *, limit: float | None = None, skip: Collection[str] = (),
+              on_start: Callable[[str], None] = lambda step_id: None) -> tuple[dict[str, object], dict[str, str]]:
+    """Run untrusted steps in order, quietly: (result by step id, 'ErrorType: message' by step id).
+
+    Each step gets `limit` seconds; steps in `skip` are not run (their error says so);
+    `on_start(step_id)` is called before each step runs. Nothing a step raises stops the others.
+    """
+    results: dict[str, object] = {}
+    errors: dict[str, str] = {}
+    for step_id, step in steps.items():
+        if step_id in skip:
+            errors[step_id] = SKIPPED
+            continue
+        on_start(step_id)
+        with quiet():
+            try:
+                with time_limit(limit):
+                    results[step_id] = step()
+            except BaseException as error:  # SystemExit, KeyboardInterrupt and time limits included
+                errors[step_id] = f"{type(error).__name__}: {error}"
+    return results, errors
+
+
+def _run_cell(cell_id: str, source: str, ns: dict) -> None:
+    exec(compile(source, f"<cell {cell_id}>", "exec"), ns)
+
+
+def execute_program(program: list[tuple[str, str]], workdir: Path, **options) -> tuple[dict, dict[str, str]]:
     """Run each cell in one namespace, in `workdir`; returns (namespace, error by cell id).
 
-    Each cell gets `limit` seconds; cells in `skip` are not run (their error says so);
-    `on_start(cell_id)` is called before each cell runs.
+    `options` are run_steps's: a time limit per cell, cells to skip, a call before each cell.
     """
     ns: dict = {"__name__": "__main__"}
-    errors: dict[str, str] = {}
+    cells = {cell_id: functools.partial(_run_cell, cell_id, source, ns) for cell_id, source in program}
     previous = Path.cwd()
     os.chdir(workdir)
     try:
-        for cell_id, source in program:
-            if cell_id in skip:
-                errors[cell_id] = SKIPPED
-                continue
-            on_start(cell_id)
-            with quiet():
-                try:
-                    with time_limit(limit):
-                        exec(compile(source, f"<cell {cell_id}>", "exec"), ns)
-                except BaseException as error:  # SystemExit, KeyboardInterrupt and time limits included
-                    errors[cell_id] = f"{type(error).__name__}: {error}"
+        _, errors = run_steps(cells, **options)
     finally:
         os.chdir(previous)
     return ns, errors

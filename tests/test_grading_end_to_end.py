@@ -22,10 +22,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from bad_submissions import CASES, EXTRA_SNOOPING, snoop_targets
+from bad_submissions import CASES, EXTRA_SNOOPING, hand_in, snoop_targets
 from course import paths
 from course.grading.batch import STATUS_MEANING
 from course.grading.grade_one import grading_env, nbgrader_command
@@ -72,12 +71,10 @@ def records_in(build: Path) -> dict[str, dict]:
 
 def write_alternatives_student(folder: Path) -> None:
     """A submission made of the first correct alternative of each answer cell (not run: no log)."""
-    shutil.copytree(paths.ROOT / "release" / ASSIGNMENT, folder)
     first_per_cell = {}
     for alternative in ALTERNATIVES:
         first_per_cell.setdefault(alternative.cell, alternative)
-    nb = apply_edits(sample_notebook(ASSIGNMENT, "perfect"), first_per_cell.values())
-    nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+    hand_in(folder, apply_edits(sample_notebook(ASSIGNMENT, "perfect"), first_per_cell.values()))
 
 
 def totals(record: dict) -> tuple[float, float]:

@@ -7,6 +7,7 @@ import copy
 import nbformat
 import pytest
 
+from bad_submissions import cell
 from course import paths
 from course.grading.repair import repair
 from course.probes import graded_program
@@ -20,10 +21,6 @@ def release() -> nbformat.NotebookNode:
 
 def grade_ids(nb: nbformat.NotebookNode) -> list[str | None]:
     return [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells]
-
-
-def find(nb: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
-    return next(cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
 def test_an_untouched_submission_needs_no_repair(release):
@@ -51,12 +48,12 @@ def test_deleted_cells_return_after_their_released_predecessor(release):
 
 def test_of_a_cell_pasted_twice_the_last_copy_is_graded(release):
     nb = copy.deepcopy(release)
-    first = find(nb, "answer-attention")
+    first = cell(nb, "answer-attention")
     second = copy.deepcopy(first)
     second.id, second.source = "pasted", "ATTENTION = 'the second copy'"
     nb.cells.insert(nb.cells.index(first) + 1, second)
     notes = repair(nb, release)
-    assert find(nb, "answer-attention").source == "ATTENTION = 'the second copy'"
+    assert cell(nb, "answer-attention").source == "ATTENTION = 'the second copy'"
     assert "nbgrader" not in first.metadata, "the earlier copy runs as ordinary code"
     assert "appear more than once" in notes[0]
     assert ("answer-attention", "ATTENTION = 'the second copy'") in graded_program(ASSIGNMENT, nb)
@@ -64,5 +61,5 @@ def test_of_a_cell_pasted_twice_the_last_copy_is_graded(release):
 
 def test_edits_to_read_only_cells_are_reported(release):
     nb = copy.deepcopy(release)
-    find(nb, "visible-attention").source = "pass"
+    cell(nb, "visible-attention").source = "pass"
     assert repair(nb, release) == ["Read-only cells that were edited, restored for grading: visible-attention."]

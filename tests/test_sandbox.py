@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from course import paths
 from course.grading import probe, sandbox
-from course.grading.grade_one import grading_env
+from course.grading.grade_one import grading_env, probe_command
 from helpers import ASSIGNMENT
 
 pytestmark = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed (make sandbox-tools)")
@@ -25,9 +24,7 @@ def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Ou
     program = json.loads((jail / probe.PROGRAM).read_text())
     program.insert(1, ["student-cell", student_code])
     (jail / probe.PROGRAM).write_text(json.dumps(program))
-    command = sandbox.jail([sys.executable, "-m", "course.grading.probe", str(jail)], workdir=jail,
-                           readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"])
-    outcome = sandbox.limited_run(command, log=tmp_path / "log.txt", env=grading_env(), cwd=jail, **limits)
+    outcome = sandbox.limited_run(probe_command(jail), log=tmp_path / "log.txt", env=grading_env(), cwd=jail, **limits)
     return outcome, jail
 
 

@@ -224,6 +224,14 @@ def set_status(record: Record, status: str) -> None:
         record.status = status
 
 
+def probe_command(jail: Path, skip: list[str] = ()) -> list[str]:
+    """The probe of a prepared `jail` folder, in bubblewrap (where course/checks does not exist)."""
+    command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
+    if SANDBOX == "none":
+        return command
+    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"])
+
+
 def probe_step(record: Record, folder: Path, jail: Path) -> bool:
     """Run the answer cells and the probes in bubblewrap; False (and the reason) if that failed.
 
@@ -236,12 +244,8 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
         probe.prepare(record.assignment, folder / f"{record.assignment}.ipynb", jail)
-        command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
-        if SANDBOX != "none":
-            command = sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"],
-                                   hidden=[paths.ROOT / "course" / "checks"])
-        outcome = sandbox.limited_run(command, timeout=limits.PROBE_TIMEOUT_S, log=jail.parent / "probe.log",
-                                      env=grading_env(), cwd=jail)
+        outcome = sandbox.limited_run(probe_command(jail, skip), timeout=limits.PROBE_TIMEOUT_S,
+                                      log=jail.parent / "probe.log", env=grading_env(), cwd=jail)
         record.seconds["probe"] += outcome.seconds
         if outcome.code == 0 and (jail / probe.OUTPUTS).exists():
             break

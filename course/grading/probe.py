@@ -16,6 +16,7 @@ The judge reads those files in a process the student's code never ran in.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shutil
 from collections.abc import Collection
@@ -27,7 +28,7 @@ import numpy as np
 from course import paths
 from course.grading import limits
 from course.grading.sandbox import forbid_fork
-from course.probes import SKIPPED, execute_program, graded_program, load_module, quiet, time_limit
+from course.probes import execute_program, graded_program, load_module, run_steps
 from course.reference import to_bytes
 
 PROGRAM, PROBES, OUTPUTS, REPORT = "program.json", "probes.py", "outputs.npz", "probe_report.json"
@@ -56,18 +57,9 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
     program = [tuple(cell) for cell in json.loads((folder / PROGRAM).read_text())]
     ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     probes = load_module(folder / PROBES)
-    outputs, probe_errors = {}, {}
-    for check_id in probes.PROBES:
-        if check_id in skip:
-            probe_errors[check_id] = SKIPPED
-            continue
-        mark(check_id)
-        with quiet():
-            try:
-                with time_limit(limits.CELL_TIMEOUT_S):
-                    outputs[check_id] = probes.run_probe(check_id, ns)
-            except BaseException as error:  # student code may raise anything, SystemExit included
-                probe_errors[check_id] = f"{type(error).__name__}: {error}"
+    outputs, probe_errors = run_steps({check_id: functools.partial(probes.run_probe, check_id, ns)
+                                       for check_id in probes.PROBES},
+                                      limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     progress.unlink()
     arrays = {}
     for check_id, data in outputs.items():
