@@ -185,6 +185,8 @@ def jail(cmd: list[str], *, workdir: Path, writable: list[Path] = (), readable: 
     return args + cmd
 
 
+# Run first in the grading kernel: no fork, and the real `course` package imported before any cell
+# can put a fake one (a course/ folder beside the notebook) in its place.
 FORBID_FORK = "import course.grading.sandbox as _s; _s.forbid_fork(); del _s"
 
 
@@ -201,8 +203,7 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, readable: list[Path]) -> tu
 
     sockets = Path(tempfile.mkdtemp(prefix="ck-", dir="/tmp"))
     kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", f"--IPKernelApp.exec_lines={FORBID_FORK}"]
-    argv = jail(kernel, workdir=workdir,
-                writable=[sockets], readable=readable)
+    argv = jail(kernel, workdir=workdir, writable=[sockets], readable=readable)
     spec = kernels_dir / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (sandboxed)",
