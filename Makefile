@@ -19,7 +19,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grader-report bench bench-sandbox sandbox-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades formgrader grader-report bench bench-sandbox sandbox-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -42,6 +42,7 @@ reference: $(STAMP) ## rebuild the checks' reference data from the instructor so
 
 release: $(STAMP) ## generate release/ from source/ with nbgrader (and record it in the gradebook)
 	@mkdir -p $(COURSE_BUILD_DIR)
+	$(PY) -m course.grading.gradebook release
 	$(VENV)/bin/nbgrader generate_assignment $(ASSIGNMENT) --force --log-level=WARN
 
 samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partly wrong) in submitted/
@@ -54,11 +55,18 @@ bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and witho
 sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
-autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: nbgrader + hidden pytest checks
+autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandboxed probe, judge, nbgrader
 	$(PY) -m course.grading.batch $(ASSIGNMENT)
 
 report: $(STAMP) ## print the grades report
 	@cat grades/$(ASSIGNMENT)/report.md
+
+grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrader -> grades/final_grades.csv, feedback again
+	$(PY) -m course.grading.final_grades
+
+formgrader: $(STAMP) ## start nbgrader's formgrader on 127.0.0.1:8888 to grade written answers by hand (Ctrl-C stops it)
+	$(VENV)/bin/jupyter server --ServerApp.root_dir=$(CURDIR) --ServerApp.ip=127.0.0.1 --ServerApp.port=8888 \
+	  --ServerApp.open_browser=False --ServerApp.default_url=/formgrader --allow-root
 
 grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
 	$(PY) tests/grader_accuracy/report.py
@@ -69,5 +77,5 @@ bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds 
 test: $(STAMP) sandbox-tools ## run every test of the repository
 	$(PY) -m pytest tests -q
 
-clean: ## remove everything a run built (keeps .venv)
-	rm -rf build submitted autograded feedback grades
+clean: $(STAMP) ## remove build/, autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)
+	$(PY) -m course.clean

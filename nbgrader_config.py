@@ -13,7 +13,7 @@ c.CourseDirectory.root = str(paths.COURSE)
 c.CourseDirectory.course_id = paths.COURSE_ID
 c.CourseDirectory.db_url = paths.GRADEBOOK_URL
 # Files that never belong in a release or a graded copy.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "submission_log.json"]
+c.CourseDirectory.ignore = list(paths.IGNORED_FILES)
 
 # Release: stubs that fail loudly instead of returning None.
 c.ClearSolutions.code_stub = {
@@ -21,23 +21,31 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Grading: restore deleted or edited test cells and bound each cell's run time.
-# (nbgrader already copies helper files such as the probe module from source/
-# over the student's copies.)
-c.OverwriteCells.add_missing_cells = True
-# ...after mending what makes nbgrader give up on a whole notebook (stripped or duplicated metadata).
-from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells, OverwriteKernelspec  # noqa: E402
-from course.grading.nbgrader_hooks import RepairStructure  # noqa: E402
+# Grading (course.grading.grade_one starts it; formgrader's Autograde button is refused):
+# mend what makes nbgrader give up on a whole notebook (stripped or duplicated metadata),
+# restore deleted or edited test cells, bound each cell's run time, and score each test
+# cell by the judge's verdict, never by what ran in the student's kernel.
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, IgnorePattern, LimitOutput,
+    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+from course.grading.nbgrader_hooks import ApplyVerdicts, CourseGraderOnly, RepairStructure  # noqa: E402
+c.Autograde.exporter_class = CourseGraderOnly
 c.Autograde.sanitize_preprocessors = [ClearOutput, RepairStructure, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
                                       CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, ApplyVerdicts,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+c.OverwriteCells.add_missing_cells = True
 c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True
 c.Autograde.create_student = True
-# Tracebacks in graded cells show only the exception, never the hidden test's lines.
-c.Execute.extra_arguments = ["--InteractiveShell.xmode=Minimal"]
-# Feedback HTML: scores and outputs, but not the source of hidden tests.
+# No exchange: students hand in through the LMS and submitted/; an existing folder keeps formgrader quiet.
+c.Exchange.root = str(paths.EXCHANGE)
+paths.EXCHANGE.mkdir(parents=True, exist_ok=True)
+# Feedback HTML: the gradebook's points, outputs (the judge's verdict in each test cell), and written
+# answers not graded yet shown as such.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "nbgrader.preprocessors.ClearHiddenTests",
+    "course.grading.nbgrader_hooks.HoldUngradedAnswers",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

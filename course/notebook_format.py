@@ -6,7 +6,8 @@ opened by a header line::
     %% markdown                          instructions, shown as written
     %% code id=setup-imports             provided code, read-only for students
     %% solution id=answer-attention      student writes code (nbgrader solution)
-    %% tests id=check-attention points=4 autograded test cell (read-only)
+    %% tests id=attention_values points=4  autograded check (read-only; its body is generated:
+                                         the check runs outside the notebook, see course.grading.judge)
     %% answer id=reflection-1 points=5   manually graded written answer
     %% code id=demo-train runtime=long   a cell that may run for minutes (training):
                                          grading gives it the long per-cell time limit
@@ -55,6 +56,13 @@ def parse_cells(text: str) -> list[CellSpec]:
     return cells
 
 
+def check_cell_source(check_id: str, points: int) -> str:
+    """The body of a test cell: the check itself runs outside the student's kernel."""
+    unit = "point" if points == 1 else "points"
+    return (f"# Graded check `{check_id}` ({points} {unit}): after you submit, the grader runs your code on its own\n"
+            "# inputs, outside this notebook. Its verdict appears here, in your feedback, after grading.")
+
+
 def _nbgrader_metadata(spec: CellSpec) -> dict | None:
     grade_id = spec.attrs.get("id")
     if spec.kind == "markdown":
@@ -81,7 +89,12 @@ def build_notebook(specs: list[CellSpec]) -> nbformat.NotebookNode:
     for index, spec in enumerate(specs):
         meta = _nbgrader_metadata(spec)
         markdown = spec.kind in ("markdown", "answer")
-        cell = nbformat.v4.new_markdown_cell(spec.source) if markdown else nbformat.v4.new_code_cell(spec.source)
+        source = spec.source
+        if spec.kind == "tests":
+            if source.strip():
+                raise ValueError(f"tests cell {meta['grade_id']!r}: leave its body empty, it is generated")
+            source = check_cell_source(meta["grade_id"], meta["points"])
+        cell = nbformat.v4.new_markdown_cell(source) if markdown else nbformat.v4.new_code_cell(source)
         cell.id = meta["grade_id"] if meta else f"md-{index:03d}"
         if cell.id in seen:
             raise ValueError(f"duplicate cell id {cell.id!r}")

@@ -10,8 +10,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # and the build area (gradebook, records, scratch). Tests point both elsewhere.
 COURSE = Path(os.environ.get("COURSE_DIR", ROOT))
 BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "build"))
-GRADEBOOK_URL = f"sqlite:///{BUILD / 'gradebook.db'}"
+# The gradebook (hand grades included) lives in the course directory, as nbgrader's default does, outside
+# build/: `make clean` keeps it; only `make clean-gradebook` removes it, after a backup.
+GRADEBOOK = COURSE / "gradebook.db"
+GRADEBOOK_URL = f"sqlite:///{GRADEBOOK}"
+EXCHANGE = BUILD / "exchange"  # unused (no nbgrader exchange), but formgrader wants one to exist
 COURSE_ID = "transformers"
+# Files that never belong in a release or a graded copy (nbgrader's CourseDirectory.ignore).
+IGNORED_FILES = (".ipynb_checkpoints", "*.pyc", "__pycache__", "submission_log.json")
 ASSIGNMENTS = ("transformer_fundamentals",)
 
 

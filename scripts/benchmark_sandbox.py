@@ -2,13 +2,14 @@
 
     make bench-sandbox [STUDENT=blank]     (after `make samples`)
 
-Each mode grades the same submission in a scratch build folder (its own
-gradebook), so the course's own records are not touched.
+Each mode grades the same submission in a scratch course directory (its own
+gradebook, release and build folder), so the course's own records are not touched.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,14 +25,14 @@ ASSIGNMENT = "transformer_fundamentals"
 
 def grade(student: str, mode: str) -> dict[str, float]:
     """Grading seconds per step for one submission, with COURSE_SANDBOX=mode."""
-    with tempfile.TemporaryDirectory() as build:
-        env = {**grading_env(), "COURSE_BUILD_DIR": build, "COURSE_SANDBOX": mode}
-        subprocess.run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force",
-                                        f"--CourseDirectory.release_directory={build}/release"),
-                       cwd=paths.ROOT, env=env, check=True)
+    with tempfile.TemporaryDirectory() as root:
+        env = {**grading_env(), "COURSE_DIR": root, "COURSE_BUILD_DIR": f"{root}/build", "COURSE_SANDBOX": mode}
+        shutil.copytree(paths.source_dir(ASSIGNMENT), Path(root) / "source" / ASSIGNMENT)
+        shutil.copytree(paths.submission_dir(student, ASSIGNMENT), Path(root) / "submitted" / student / ASSIGNMENT)
+        subprocess.run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force"), cwd=paths.ROOT, env=env, check=True)
         subprocess.run([sys.executable, "-m", "course.grading.grade_one", ASSIGNMENT, student], cwd=paths.ROOT,
                        env=env, check=True, stdout=subprocess.DEVNULL)
-        return json.loads((Path(build) / "results" / ASSIGNMENT / f"{student}.json").read_text())["seconds"]
+        return json.loads((Path(root) / "build" / "results" / ASSIGNMENT / f"{student}.json").read_text())["seconds"]
 
 
 def main() -> None:

@@ -2,7 +2,8 @@
 
 Each `Case` is one student of the end-to-end class (tests/test_grading_end_to_end.py),
 graded by the real pipeline among good students, with the outcome grading must give
-it: status, points on both paths, flags, and what the student is told. Most start
+it: status, the judge's points (which nbgrader's gradebook must hold too), flags, and
+what the student is told. Most start
 from QUICK, the solution with `train_transformer` left as the stub (44 of 50 points,
 and no training to wait for), and break one thing in it.
 
@@ -42,10 +43,10 @@ class Case:
     what: str  # what the submission does
     write: Callable[[Path], None]  # fills submitted/<student>/<assignment>/ (the folder exists, empty)
     status: str
-    points: int  # judge path
-    nbgrader: int | None  # nbgrader path; None when nbgrader cannot score the notebook
+    points: int  # the judge's, and so the gradebook's (an invalid submission has no gradebook entry)
     flags: tuple[str, ...] = ()  # flags the record must carry (it may carry more, e.g. log-missing)
     told: tuple[str, ...] = ()  # what the student's feedback must say
+    folder_name: str | bytes | None = None  # the folder in submitted/, if not the student id
 
 
 def cell(nb: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
@@ -111,13 +112,9 @@ def write_misbehaving(folder: Path) -> None:
 # ------------------------------------------------------------- attacks on the grader
 
 SNOOP = """
-import builtins, json, os, pathlib
+import json, os, pathlib
 import numpy as np
-import course.grading.in_notebook as hidden_tests
-hidden_tests.grade = lambda *args, **kwargs: None  # every hidden test now passes in this kernel
-torch.allclose = np.allclose = lambda *args, **kwargs: True
-builtins.AssertionError = type("NeverRaised", (Exception,), {})
-get_ipython().showtraceback = lambda *args, **kwargs: None
+torch.allclose = np.allclose = lambda *args, **kwargs: True  # harmless now: no check runs in this kernel
 attempts = {}
 for name, path in TARGETS.items():
     try:
@@ -128,6 +125,7 @@ for name, path in TARGETS.items():
         attempts[name] = "done"
     except OSError:
         attempts[name] = "blocked"
+attempts["read_secret_variables"] = "done" if set(SECRET_VARIABLES) & set(os.environ) else "blocked"
 pids = [pid for pid in os.listdir("/proc") if pid.isdigit() and int(pid) != os.getpid()]
 through_proc = any(os.path.exists(f"/proc/{pid}/root" + TARGETS["read_solution"]) for pid in pids)
 attempts["read_solution_through_proc"] = "done" if through_proc else "blocked"
@@ -140,33 +138,57 @@ graders = [pid for pid in pids if "autograde" in command_line(pid).decode(errors
 attempts["see_grader_processes"] = "done" if graders else "blocked"
 pathlib.Path("snoop.json").write_text(json.dumps(attempts))
 """
-EXTRA_SNOOPING = ("read_solution_through_proc", "see_grader_processes")  # attempts beyond the target files
+EXTRA_SNOOPING = ("read_secret_variables", "read_solution_through_proc", "see_grader_processes")  # beyond the files
+SECRET_VARIABLES = {"COURSE_TEST_SECRET": "the grader's secret", "JUPYTERHUB_API_TOKEN": "a hub token"}
 
 
 def snoop_targets(course: Path) -> dict[str, str]:
     """Files outside the snooper's folder, in the course directory `course`."""
     return {"read_solution": str(course / "source" / ASSIGNMENT / NOTEBOOK),
+            "read_reference": str(paths.reference_file(ASSIGNMENT)),
+            "read_verdicts": str(paths.ROOT / "course" / "checks" / f"{ASSIGNMENT}.py"),
             "read_other_student": str(course / "submitted" / "perfect" / ASSIGNMENT / NOTEBOOK),
             "write_other_student": str(course / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json"),
-            "write_gradebook": str(course / "build" / "gradebook.db")}
+            "write_gradebook": str(course / "gradebook.db")}
 
 
 def write_snooper(folder: Path) -> None:
     nb = sample_notebook(ASSIGNMENT, "blank")
     course = folder.parents[2]
-    targets = f"TARGETS = {json.dumps(snoop_targets(course))}\n"
-    cell(nb, "answer-tokenizer").source = targets + SNOOP + cell(nb, "answer-tokenizer").source
+    header = f"TARGETS = {json.dumps(snoop_targets(course))}\nSECRET_VARIABLES = {sorted(SECRET_VARIABLES)}\n"
+    cell(nb, "answer-tokenizer").source = header + SNOOP + cell(nb, "answer-tokenizer").source
     hand_in(folder, nb)
 
 
+def write_link_to_solution(folder: Path) -> None:
+    """The release's files, with the notebook a symbolic link to the instructor's solution."""
+    hand_in(folder, quick())
+    (folder / NOTEBOOK).unlink()
+    (folder / NOTEBOOK).symlink_to(folder.parents[2] / "source" / ASSIGNMENT / NOTEBOOK)
+
+
+def write_link_attacker(folder: Path) -> None:
+    """QUICK whose feed-forward cell, where it runs (the kernel's folder, the probe's folder), replaces the
+    notebook nbgrader writes with a link to a classmate's, and the probe's progress file with a link to the solution."""
+    course = folder.parents[2]
+    attack = (f"CLASSMATE = {str(course / 'submitted' / 'perfect' / ASSIGNMENT / NOTEBOOK)!r}\n"
+              f"SOLUTION = {str(course / 'source' / ASSIGNMENT / NOTEBOOK)!r}\n"
+              "import os\n"
+              "for name, target in ((" + repr(NOTEBOOK) + ", CLASSMATE), ('progress.txt', SOLUTION)):\n"
+              "    if os.path.lexists(name):\n"
+              "        os.remove(name)\n"
+              "    os.symlink(target, name)\n")
+    quick_with(attack)(folder)
+
+
 def write_extra_files(folder: Path) -> None:
-    """QUICK beside a fake `course` package whose grade() passes everything, and a doctored probe module."""
+    """QUICK beside a fake `course` package whose judge passes everything, and a doctored probe module."""
     hand_in(folder, quick())
     fake = folder / "course" / "grading"
     fake.mkdir(parents=True)
     (folder / "course" / "__init__.py").write_text("")
     (fake / "__init__.py").write_text("")
-    (fake / "in_notebook.py").write_text("def grade(*args, **kwargs):\n    print('all hidden tests passed')\n")
+    (fake / "judge.py").write_text("def judge(*args, **kwargs):\n    return {'checks': {}, 'log': []}\n")
     probes = folder / "transformer_probes.py"
     probes.write_text(probes.read_text() + "\ndef run_probe(check_id, ns):\n    return {}\n")
     (folder / "notes.txt").write_text("scratch notes\n" * 1000)
@@ -211,63 +233,71 @@ TOO_SLOW = "Your cell answer-feed-forward did not finish within"
 
 CASES = (
     Case("missing_notebook", "missing notebook", "hands in only submission_log.json",
-         write_file("submission_log.json", "{}"), "invalid", 0, None,
+         write_file("submission_log.json", "{}"), "invalid", 0,
          told=("no notebook named transformer_fundamentals.ipynb was submitted (notebooks found: none)",)),
     Case("wrong_name", "wrong file name", "hands in my_homework.ipynb",
-         write_file("my_homework.ipynb", "{}"), "invalid", 0, None, told=("(notebooks found: my_homework.ipynb)",)),
+         write_file("my_homework.ipynb", "{}"), "invalid", 0, told=("(notebooks found: my_homework.ipynb)",)),
     Case("empty_file", "empty file", "the notebook is an empty file",
-         write_file(NOTEBOOK, ""), "invalid", 0, None, told=("is not a readable Jupyter notebook",)),
+         write_file(NOTEBOOK, ""), "invalid", 0, told=("is not a readable Jupyter notebook",)),
     Case("corrupt_json", "corrupt JSON", "the notebook is cut off mid-JSON",
-         write_file(NOTEBOOK, '{"cells": [ {"cell_type": '), "invalid", 0, None,
-         told=("is not a readable Jupyter notebook",)),
+         write_file(NOTEBOOK, '{"cells": [ {"cell_type": '), "invalid", 0, told=("is not a readable Jupyter notebook",)),
     Case("oversized", "oversized submission", "a valid notebook carrying 60 MB of pasted text",
-         write_oversized,
-         "invalid", 0, None, told=("more than the 50 MB allowed",)),
+         write_oversized, "invalid", 0, told=("more than the 50 MB allowed",)),
+    Case("link_to_solution", "a notebook that is a symbolic link", "the notebook is a symbolic link to the "
+         "instructor's solution in source/", write_link_to_solution, "invalid", 0,
+         told=("contains a symbolic link (transformer_fundamentals.ipynb)",)),
+    Case("%FF%FEodd%20name", "a folder name that is not a valid student id", "the folder in submitted/ is named "
+         "with bytes that are not UTF-8 and a space", lambda folder: hand_in(folder, quick()),
+         "invalid", 0, told=("is not a valid student id",), folder_name=b"\xff\xfeodd name"),
     Case("misbehaving", "syntax error; exception; sys.exit; huge output; NaN outputs; forged log",
          "blank release with five broken answer cells (SyntaxError, ValueError, sys.exit, 25 MB of print, "
          "NaN attention) and the perfect student's submission_log.json",
-         write_misbehaving, "forged", 0, 0, flags=("log-differs-from-code",),
+         write_misbehaving, "forged", 0, flags=("log-differs-from-code",),
          told=("Your cell answer-tokenizer raised SyntaxError",
                "Your cell answer-token-embedding raised ValueError: my cell is broken",
                "Your cell answer-positional-encoding raised SystemExit", "NaN")),
-    Case("snooper", "monkeypatching the judge; reading files outside its folder; writing into another "
-         "student's folder", "blank release whose first cell replaces the in-kernel grade(), torch.allclose, "
-         "np.allclose, AssertionError and showtraceback, then reads the solution and a classmate's notebook "
-         "(directly and through /proc/PID/root), looks for the grader's processes, and writes a classmate's log "
-         "and the gradebook",
-         write_snooper, "tampered", 0, 50, flags=("paths-disagree",), told=("disagree",)),
+    Case("snooper", "patching the tests; reading files outside its folder (solution, reference data, verdicts, a "
+         "classmate's notebook); reading the grader's secrets; writing into another student's folder",
+         "blank release whose first cell replaces torch.allclose and np.allclose, reads the solution, the reference "
+         "data, the verdicts and a classmate's notebook (directly and through /proc/PID/root), looks for secret "
+         "variables and the grader's processes, and writes a classmate's log and the gradebook",
+         write_snooper, "ok", 0),
+    Case("link_attacker", "a link planted where the grader writes or reads", "QUICK whose feed-forward cell "
+         "replaces its own notebook with a link to a classmate's submitted notebook, and the probe's progress file "
+         "with a link to the solution (the probe then fails writing its progress through it)",
+         write_link_attacker, "crashed", 0,
+         told=("Your code, run on the grader's inputs, stopped the process that ran it (for example os._exit or a "
+               "crash); no check could judge it.",)),
     Case("endless_loop", "infinite loop", "QUICK with `while True: pass` atop the feed-forward cell",
-         quick_with("while True:\n    pass\n"), "timeout", QUICK_POINTS - 2, QUICK_POINTS - 2, told=(TOO_SLOW,)),
+         quick_with("while True:\n    pass\n"), "timeout", QUICK_POINTS - 2, told=(TOO_SLOW,)),
     Case("long_sleep", "long sleep", "QUICK with `time.sleep(10**6)` atop the feed-forward cell",
-         quick_with("import time\ntime.sleep(10**6)\n"), "timeout", QUICK_POINTS - 2, QUICK_POINTS - 2,
-         told=(TOO_SLOW,)),
+         quick_with("import time\ntime.sleep(10**6)\n"), "timeout", QUICK_POINTS - 2, told=(TOO_SLOW,)),
     Case("memory_bomb", "memory bomb", "QUICK whose feed-forward cell allocates 100 MB blocks forever",
-         quick_with("hog = []\nwhile True:\n    hog.append(bytearray(10**8))\n"), "crashed", QUICK_POINTS - 2, None,
+         quick_with("hog = []\nwhile True:\n    hog.append(bytearray(10**8))\n"), "crashed", QUICK_POINTS - 2,
          flags=("nbgrader-failed",), told=(KERNEL_DIED, "MB of memory " + CRASHED_IN_FEED_FORWARD)),
     Case("hard_exit", "os._exit", "QUICK whose feed-forward cell calls os._exit(3)",
-         quick_with("import os\nos._exit(3)\n"), "crashed", QUICK_POINTS - 2, None, flags=("nbgrader-failed",),
+         quick_with("import os\nos._exit(3)\n"), "crashed", QUICK_POINTS - 2, flags=("nbgrader-failed",),
          told=(KERNEL_DIED, CRASHED_IN_FEED_FORWARD)),
     Case("segfault", "kernel crash", "QUICK whose feed-forward cell reads address 0 through ctypes (SIGSEGV)",
-         quick_with("import ctypes\nctypes.string_at(0)\n"), "crashed", QUICK_POINTS - 2, None,
+         quick_with("import ctypes\nctypes.string_at(0)\n"), "crashed", QUICK_POINTS - 2,
          flags=("nbgrader-failed",), told=(KERNEL_DIED, CRASHED_IN_FEED_FORWARD)),
     Case("fork_bomb", "fork bomb", "QUICK whose feed-forward cell runs `while True: os.fork()`",
-         quick_with("import os\nwhile True:\n    os.fork()\n"), "ok", QUICK_POINTS - 2, QUICK_POINTS - 2,
+         quick_with("import os\nwhile True:\n    os.fork()\n"), "ok", QUICK_POINTS - 2,
          told=("Your cell answer-feed-forward raised PermissionError: os.fork is disabled while grading",)),
     Case("deleted_and_edited_tests", "deleted test cells; edited test cells; changed points",
          "QUICK with unscaled attention; deletes that check's test cell, replaces another test with a print, "
          "sets a test's points to 100",
-         write_deleted_and_edited, "ok", QUICK_POINTS - 4, QUICK_POINTS - 4, flags=("cells-restored",),
+         write_deleted_and_edited, "ok", QUICK_POINTS - 4, flags=("cells-restored",),
          told=("deleted, put back for grading: attention_values", "edited, restored for grading: attention_mask",
                "missing or changed, restored from the release: layer_norm")),
     Case("duplicated_cells", "duplicated test cells; duplicated answer cells",
          "QUICK with a pasted copy of the attention cell (unscaled) below the correct one, and a test cell "
-         "pasted twice", write_duplicated, "ok", QUICK_POINTS - 4, QUICK_POINTS - 4, flags=("cells-restored",),
+         "pasted twice", write_duplicated, "ok", QUICK_POINTS - 4, flags=("cells-restored",),
          told=("appear more than once", "attention_values")),
     Case("stripped_metadata", "nbgrader metadata stripped", "QUICK with every cell's nbgrader metadata removed",
-         write_stripped, "ok", QUICK_POINTS, QUICK_POINTS, flags=("cells-restored",),
-         told=("restored from the release",)),
-    Case("extra_files", "extra files", "QUICK beside a fake `course` package whose grade() passes everything, "
-         "a doctored transformer_probes.py and a notes file", write_extra_files, "ok", QUICK_POINTS, QUICK_POINTS),
+         write_stripped, "ok", QUICK_POINTS, flags=("cells-restored",), told=("restored from the release",)),
+    Case("extra_files", "extra files", "QUICK beside a fake `course` package whose judge passes everything, "
+         "a doctored transformer_probes.py and a notes file", write_extra_files, "ok", QUICK_POINTS),
 )
 
 
@@ -275,16 +305,16 @@ def table() -> str:
     """docs/bad_submissions.md: the cases and the outcomes the tests require."""
     lines = ["# Bad submissions and what grading does with them", "",
              "Generated by `python tests/bad_submissions.py` from the corpus that "
-             "`tests/test_grading_end_to_end.py` grades with the real pipeline (nbgrader in its sandboxed kernel, "
-             "the sandboxed probe, the hidden pytest judge) in one class with the good samples; "
-             "every row is asserted there. QUICK is the solution without `train_transformer` (44/50).", "",
-             "| case | student | what it does | status | judge | nbgrader | flags | the student is told |",
-             "|---|---|---|---|---|---|---|---|"]
+             "`tests/test_grading_end_to_end.py` grades with the real pipeline (the sandboxed probe, the judge, "
+             "nbgrader in its sandboxed kernel) in one class with the good samples; every row is asserted there, "
+             "and so is that nbgrader's gradebook holds the judge's points for every student who has an entry in it "
+             "(an invalid submission has none). QUICK is the solution without `train_transformer` (44/50).", "",
+             "| case | student | what it does | status | points | flags | the student is told |",
+             "|---|---|---|---|---|---|---|"]
     for case in CASES:
-        nbgrader = "-" if case.nbgrader is None else str(case.nbgrader)
         told = "; ".join(f"\"{t}\"" for t in case.told) or "(nothing: no problem to report)"
-        lines.append(f"| {case.listed} | {case.student} | {case.what} | {case.status} | {case.points}/50 | "
-                     f"{nbgrader} | {', '.join(case.flags) or '-'} | {told} |")
+        lines.append(f"| {case.listed} | `{case.student}` | {case.what} | {case.status} | {case.points}/50 | "
+                     f"{', '.join(case.flags) or '-'} | {told} |")
     return "\n".join(lines) + "\n"
 
 

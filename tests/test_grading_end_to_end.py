@@ -1,4 +1,4 @@
-"""Grading a class for real: nbgrader, a real kernel, the hidden pytest checks.
+"""Grading a class for real: the sandboxed probe, the judge, nbgrader with a real kernel.
 
 One isolated course directory (its own gradebook, submitted/, grades/) gets
 the three generated sample submissions, one made of correct alternative
@@ -24,15 +24,17 @@ from pathlib import Path
 
 import pytest
 
-from bad_submissions import CASES, EXTRA_SNOOPING, hand_in, snoop_targets
+from bad_submissions import CASES, EXTRA_SNOOPING, SECRET_VARIABLES, hand_in, snoop_targets
 from course import paths
 from course.grading.batch import STATUS_MEANING
-from course.grading.grade_one import grading_env, nbgrader_command
+from course.grading.grade_one import grading_env, nbgrader_command, submission_hash
+from course.grading.nbgrader_hooks import REFUSAL
 from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook
 from grader_accuracy.alternatives import ALTERNATIVES
 from helpers import ASSIGNMENT
 
 FULL = 50
+ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
 LIMITS = {"COURSE_CELL_TIMEOUT": "15", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
           "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "3"}
@@ -49,7 +51,7 @@ def course(tmp_path_factory) -> dict:
     """Release, samples and grades of a fresh course directory; returns its paths, env and records."""
     root = tmp_path_factory.mktemp("course")
     build = root / "build"
-    env = {**grading_env(), **LIMITS, "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build)}
+    env = {**grading_env(), **LIMITS, **SECRET_VARIABLES, "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build)}
     env.update({name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
                ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"), ("IPYTHONDIR", "ipython"))})
     build.mkdir()
@@ -58,7 +60,7 @@ def course(tmp_path_factory) -> dict:
     run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
     write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
     for case in CASES:
-        folder = root / "submitted" / case.student / ASSIGNMENT
+        folder = root / "submitted" / os.fsdecode(case.folder_name or case.student) / ASSIGNMENT
         folder.mkdir(parents=True)
         case.write(folder)
     batch_output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], env)
@@ -78,18 +80,18 @@ def write_alternatives_student(folder: Path) -> None:
 
 
 def totals(record: dict) -> tuple[float, float]:
-    """(judge points, nbgrader points) of a record."""
-    return sum(record["points"].values()), sum(record["nbgrader"].get(c, 0) for c in record["max_points"])
+    """(the judge's points, the points nbgrader's gradebook holds) of a record."""
+    return sum(record["points"].values()), sum(record["gradebook"].get(c, 0) for c in record["max_points"])
 
 
-def test_perfect_submission_gets_full_marks_on_both_paths(course):
+def test_perfect_submission_gets_full_marks_in_the_judge_and_the_gradebook(course):
     record = course["records"]["perfect"]
     assert totals(record) == (FULL, FULL)
     assert record["status"] == "ok" and record["flags"] == []
     assert sum(record["manual_pending"].values()) == 15
 
 
-def test_blank_release_gets_zero_on_both_paths(course):
+def test_blank_release_gets_zero_in_the_judge_and_the_gradebook(course):
     record = course["records"]["blank"]
     assert totals(record) == (0, 0)
     assert record["status"] == "ok"
@@ -98,14 +100,13 @@ def test_blank_release_gets_zero_on_both_paths(course):
 def test_partial_submission_loses_exactly_the_points_of_its_bugs(course):
     record = course["records"]["partial"]
     broken = {check for _, check in SAMPLE_BUGS[ASSIGNMENT]}
-    lost_judge = {c for c, p in record["points"].items() if p < record["max_points"][c]}
-    lost_nbgrader = {c for c in record["max_points"] if record["nbgrader"][c] < record["max_points"][c]}
-    assert lost_judge == broken and lost_nbgrader == broken
+    lost = {c for c, p in record["points"].items() if p < record["max_points"][c]}
+    assert lost == broken and record["gradebook"] == record["points"]
     assert totals(record) == (FULL - sum(record["max_points"][c] for c in broken),) * 2
-    assert "paths-disagree" not in record["flags"] and record["status"] == "ok"
+    assert record["status"] == "ok"
 
 
-def test_alternative_implementations_get_full_marks_on_both_paths(course):
+def test_alternative_implementations_get_full_marks(course):
     record = course["records"]["alternatives"]
     assert totals(record) == (FULL, FULL)
     assert record["flags"] == ["log-missing"], "it was never run, so it has no log; nothing else is wrong"
@@ -116,10 +117,7 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
     record = course["records"][case.student]
     assert record["status"] == case.status, record["messages"]
     assert sum(record["points"].values()) == case.points, record["judge"]
-    if case.nbgrader is None:
-        assert record["nbgrader"] == {}
-    else:
-        assert totals(record)[1] == case.nbgrader, record["nbgrader"]
+    assert record["gradebook"] == ({} if case.status == "invalid" else record["points"]), "the gradebook shows the judge's"
     assert set(case.flags) <= set(record["flags"]), record["flags"]
     feedback = (course["root"] / "feedback" / case.student / ASSIGNMENT / "feedback.md").read_text()
     assert all(told in feedback for told in case.told), feedback
@@ -127,30 +125,62 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
 
 
 def test_student_code_cannot_read_or_write_outside_its_folder(course):
-    attempts = json.loads((course["root"] / "autograded" / "snooper" / ASSIGNMENT / "snoop.json").read_text())
-    assert attempts == {name: "blocked" for name in [*snoop_targets(course["root"]), *EXTRA_SNOOPING]}
-    assert json.loads((course["root"] / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json").read_text())
+    kernel_folder = course["build"] / "grading" / ASSIGNMENT / "snooper" / "kernel"  # what the kernel saw as its folder
+    attempts = json.loads((kernel_folder / "snoop.json").read_text())
+    targets = snoop_targets(course["root"])
+    reads = [name for name in [*targets, *EXTRA_SNOOPING] if not name.startswith("write")]
+    assert {name: attempts[name] for name in reads} == {name: "blocked" for name in reads}
+    for name in (name for name in targets if name.startswith("write")):  # a write may land in the jail's own tmpfs
+        assert b"overwritten by another student" not in Path(targets[name]).read_bytes(), name
+    assert not (course["root"] / "autograded" / "snooper" / ASSIGNMENT / "snoop.json").exists()
+    victim = course["root"] / "submitted" / "perfect" / ASSIGNMENT
+    assert submission_hash(victim) == course["records"]["perfect"]["submission_sha256"], "the link attack changed it"
+    assert not (course["root"] / "autograded" / "link_attacker" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_symlink()
+
+
+def test_nbgrader_export_shows_the_judges_points(course):
+    run(nbgrader_command("export", f"--to={course['build'] / 'export.csv'}"), course["env"])
+    with (course["build"] / "export.csv").open() as f:
+        exported = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(f)}
+    expected = {student: sum(r["points"].values()) for student, r in course["records"].items() if r["status"] != "invalid"}
+    assert exported == expected
+
+
+def test_nbgrader_autograde_outside_the_course_grader_is_refused_and_touches_nothing(course):
+    """What formgrader's Autograde button runs: no sandbox, no judge. It must refuse before changing anything."""
+    autograded = course["root"] / "autograded" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    before = autograded.read_bytes()
+    result = subprocess.run(nbgrader_command("autograde", ASSIGNMENT, "--student", "perfect", "--force"),
+                            cwd=paths.ROOT, env=course["env"], capture_output=True, text=True)
+    assert result.returncode != 0 and REFUSAL in result.stdout + result.stderr
+    assert autograded.read_bytes() == before
+    run(nbgrader_command("export", f"--to={course['build'] / 'after.csv'}"), course["env"])
+    with (course["build"] / "after.csv").open() as f:
+        assert {row["student_id"]: row["raw_score"] for row in csv.DictReader(f)}["perfect"] == str(float(FULL))
 
 
 def test_grades_csv_has_one_row_per_student_with_both_totals(course):
     with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert sorted(rows) == sorted([*GOOD, *(case.student for case in CASES)])
-    assert rows["perfect"]["total"] == rows["perfect"]["nbgrader_total"] == str(FULL)
+    assert rows["perfect"]["total"] == rows["perfect"]["gradebook_total"] == str(FULL)
     assert rows["blank"]["total"] == "0"
 
 
-def test_feedback_explains_lost_points_without_hidden_test_source(course):
+def test_feedback_explains_lost_points_and_agrees_with_the_html(course):
     feedback = (course["root"] / "feedback" / "partial" / ASSIGNMENT / "feedback.md").read_text()
     assert "sqrt(d_k)" in feedback and "0 / 4" in feedback
+    assert "&lt;PAD&gt;" in feedback and "<PAD>" not in feedback, "Markdown would swallow <PAD> as a tag"
     html = (course["root"] / "feedback" / "partial" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    for text in (feedback, html):
-        assert "BEGIN HIDDEN TESTS" not in text and "course.grading" not in text and "globals())" not in text
+    assert "Autograded score: **36 / 50**" in feedback and "(Score: 36.0 / 50.0)" in html
+    assert html.count("Not graded yet: this answer (5 points)") == 3, "written answers are not 0 / 5"
+    assert "CheckFailed: scaled_dot_product_attention" in html, "the judge's verdict is in its test cell"
 
 
 def test_report_lists_every_student(course):
     report = (course["root"] / "grades" / ASSIGNMENT / "report.md").read_text()
     assert all(f"| {name} | ok |" in report for name in ("blank", "partial", "perfect"))
+    assert "%FF%FEodd%20name | invalid" in report
     line = next(line for line in report.splitlines() if line.startswith("Statuses: "))
     counted = {status: int(n) for status, n in (item.split() for item in line.removeprefix("Statuses: ").split(", "))}
     assert counted == Counter(case.status for case in CASES) + Counter(ok=len(GOOD))
@@ -160,7 +190,7 @@ def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):
     results = course["build"] / "results" / ASSIGNMENT
     before = {p.name: p.read_bytes() for p in results.glob("*.json")}
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
-    assert output.count("already graded, unchanged") == len(GOOD) + len(CASES)
+    assert output.count("already graded, unchanged") == len(GOOD) + len(CASES) - ODD_NAMES
     assert {p.name: p.read_bytes() for p in results.glob("*.json")} == before
 
 
@@ -192,10 +222,39 @@ def test_a_stopped_batch_leaves_nothing_running_then_resumes_to_the_same_grades(
         assert not (results / f"{student}.json").exists(), f"grading stopped by {stop.name} left a record"
 
     output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], course["env"])
-    assert output.count("already graded, unchanged") == len(GOOD) + len(CASES) - 1
+    assert output.count("already graded, unchanged") == len(GOOD) + len(CASES) - ODD_NAMES - 1
     again = records_in(course["build"])[student]
     first = course["records"][student]
     assert {k: v for k, v in again.items() if k != "seconds"} == {k: v for k, v in first.items() if k != "seconds"}
     with (course["root"] / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         students = [row["student"] for row in csv.DictReader(f)]
     assert sorted(students) == sorted([*GOOD, *(case.student for case in CASES)]), "each student once"
+
+
+def give_hand_grade(course: dict, student: str, answer_id: str, points: float) -> None:
+    """What an instructor does in formgrader: points for one written answer (through nbgrader's gradebook API)."""
+    code = ("from nbgrader.api import Gradebook\nfrom course import paths\n"
+            "with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:\n"
+            f"    gb.find_grade({answer_id!r}, {ASSIGNMENT!r}, {ASSIGNMENT!r}, {student!r}).manual_score = {points}\n"
+            "    gb.db.commit()\n")
+    run([sys.executable, "-c", code], course["env"])
+
+
+def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_grades(course):
+    """Runs last: it cleans the course's build area."""
+    give_hand_grade(course, "perfect", "reflection-attention", 4)
+    cleaned = run([sys.executable, "-m", "course.clean"], course["env"])
+    assert "backed up the gradebook" in cleaned and not (course["root"] / "autograded").exists()
+    run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--regrade", "--student", "perfect"], course["env"])
+    run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force"), course["env"])
+    summary = run([sys.executable, "-m", "course.grading.final_grades"], course["env"])
+    with (course["root"] / "grades" / "final_grades.csv").open() as f:
+        final = {row["student"]: row for row in csv.DictReader(f)}
+    assert final["perfect"][ASSIGNMENT] == str(FULL + 4) and final["perfect"]["written_answers_to_grade"] == "2"
+    assert final["blank"]["written_answers_to_grade"] == "0", "blank answers are graded 0 by nbgrader itself"
+    assert "written answers are not graded yet" in summary
+    feedback = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / "feedback.md").read_text()
+    assert "Written answers: **4 / 5** graded by hand so far; 10 points still to be graded by hand." in feedback
+    html = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert "(Score: 54.0 / 55.0)" in html and html.count("Not graded yet") == 2
+    assert len(list((course["root"] / "backups").glob("gradebook-*.db"))) >= 3

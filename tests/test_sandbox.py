@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ pytestmark = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap
 RELEASE_NOTEBOOK = paths.ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
+SECRET = {"COURSE_TEST_SECRET": "s3cret", "JUPYTERHUB_API_TOKEN": "hub-token"}  # in the grader's environment
+
+
 def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Outcome, Path]:
     """Run the blank release plus one extra answer cell through the sandboxed probe step."""
     jail = tmp_path / "sandbox"
@@ -24,7 +28,8 @@ def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Ou
     program = json.loads((jail / probe.PROGRAM).read_text())
     program.insert(1, ["student-cell", student_code])
     (jail / probe.PROGRAM).write_text(json.dumps(program))
-    outcome = sandbox.limited_run(probe_command(jail), log=tmp_path / "log.txt", env=grading_env(), cwd=jail, **limits)
+    outcome = sandbox.limited_run(probe_command(jail), log=tmp_path / "log.txt", env={**grading_env(), **SECRET},
+                                  cwd=jail, **limits)
     return outcome, jail
 
 
@@ -33,12 +38,13 @@ def test_student_code_cannot_read_secrets_or_reach_the_network(tmp_path):
         "solution": paths.source_notebook(ASSIGNMENT),
         "reference": paths.reference_file(ASSIGNMENT),
         "verdicts": paths.ROOT / "course" / "checks" / f"{ASSIGNMENT}.py",
-        "hidden_tests": paths.ROOT / "tests" / "hidden" / "test_judge.py",
-        "gradebook_folder": paths.BUILD,
+        "judge_data_folder": paths.BUILD,
+        "gradebook": paths.GRADEBOOK,
     }
     code = f"""
 import json, os, socket
 seen = {{name: os.path.exists(path) for name, path in {json.dumps({k: str(v) for k, v in secrets.items()})}.items()}}
+seen["environment_secret"] = bool({sorted(SECRET)} and set({sorted(SECRET)}) & set(os.environ))
 try:
     socket.create_connection(("1.1.1.1", 80), timeout=2)
     seen["network"] = True
@@ -52,7 +58,25 @@ open("seen.json", "w").write(json.dumps(seen))
     outcome, jail = run_in_jail(tmp_path, code, timeout=60)
     assert outcome.code == 0
     assert json.loads((jail / "seen.json").read_text()) == {
-        name: False for name in [*secrets, "network", "solution_through_proc", "grader_process"]}
+        name: False for name in [*secrets, "environment_secret", "network", "solution_through_proc", "grader_process"]}
+
+
+def test_the_kernel_sees_a_scratch_copy_of_its_folder_and_nothing_of_the_course(tmp_path):
+    """nbgrader writes into the kernel's folder after the run: the kernel's own writes and links must land elsewhere."""
+    folder, scratch = tmp_path / "autograded", tmp_path / "scratch"
+    folder.mkdir()
+    (folder / "notebook.ipynb").write_text("nbgrader's copy")
+    scratch.mkdir()
+    (scratch / "notebook.ipynb").write_text("the kernel's copy")
+    code = ("import json, os; os.remove('notebook.ipynb'); os.symlink('/etc/passwd', 'notebook.ipynb'); "
+            f"json.dump({{'course': os.path.exists({str(paths.ROOT / 'course')!r}), "
+            "'secret': 'COURSE_TEST_SECRET' in os.environ}, open('seen.json', 'w'))")
+    command = sandbox.jail([sys.executable, "-c", code], workdir=folder, workdir_source=scratch)
+    outcome = sandbox.limited_run(command, timeout=60, log=tmp_path / "log.txt", env={**grading_env(), **SECRET})
+    assert outcome.code == 0, (tmp_path / "log.txt").read_text()
+    assert (folder / "notebook.ipynb").read_text() == "nbgrader's copy" and not (folder / "seen.json").exists()
+    assert (scratch / "notebook.ipynb").is_symlink()
+    assert json.loads((scratch / "seen.json").read_text()) == {"course": False, "secret": False}
 
 
 def test_memory_bomb_is_killed_and_reported(tmp_path):

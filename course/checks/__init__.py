@@ -1,9 +1,9 @@
 """Verdicts: compare a probe's data with the instructor's reference data.
 
 A check is all-or-nothing and is worth the points of its nbgrader test cell.
-Its verdict is a pure function of data, so the same code judges a submission
-inside the notebook (nbgrader's hidden tests) and outside it (the hidden
-pytest checks), and the two paths cannot drift apart.
+Its verdict is a pure function of data: the judge (course.grading.judge)
+applies it in a process where no student code runs, and nbgrader's gradebook
+stores what it decided (course.grading.nbgrader_hooks).
 
 Messages say what probably went wrong; they never show reference values.
 """

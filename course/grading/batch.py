@@ -18,22 +18,47 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 from course import paths
-from course.grading import limits, sandbox
-from course.grading.grade_one import RECORD_VERSION, SANDBOX, Record, grade_cells, submission_hash, write_record
+from course.grading import gradebook, limits, sandbox
+from course.grading.grade_one import RECORD_VERSION, SANDBOX, STATUSES, new_record, submission_hash, write_record
+from course.grading.judge import grade_cells
+from course.grading.untrusted import escaped
+
+# A student id nbgrader, file names and a CSV all take as it is.
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 
 
+def students(assignment: str) -> dict[str, str]:
+    """Every folder of submitted/ that holds something named `assignment`: {student id: folder name}.
 
-def students(assignment: str) -> list[str]:
-    """Students with a folder for `assignment` in submitted/."""
+    A folder whose name is not a valid student id (not UTF-8, spaces, ...) gets an id made of its
+    percent-encoded name, which no valid id can equal.
+    """
     root = paths.COURSE / "submitted"
-    return sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir())
+    found = {}
+    for entry in sorted(root.iterdir()) if root.is_dir() else []:
+        if os.path.lexists(entry / assignment):
+            name = entry.name
+            found[name if STUDENT_ID.fullmatch(name) else urllib.parse.quote(os.fsencode(name), safe="")] = name
+    return found
+
+
+def invalid_name_record(assignment: str, student: str, folder_name: str) -> None:
+    """The record of a folder whose name cannot be a student id: nothing of it is run."""
+    record = new_record(assignment, student, paths.COURSE / "submitted" / folder_name / assignment)
+    record.status = "invalid"
+    record.messages = [f"the folder submitted/{student} (shown percent-encoded) is not a valid student id: use "
+                       "letters, digits, '.', '_', '@', '+' or '-' only; the instructor must rename it."]
+    write_record(record)
 
 
 def load_record(assignment: str, student: str) -> dict | None:
@@ -52,12 +77,15 @@ def is_current(assignment: str, student: str) -> bool:
     return record is not None and record["submission_sha256"] == submission_hash(folder)
 
 
+STOPPING = threading.Event()  # set when the batch is stopped: nothing more is started or recorded
+
+
 def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float | None:
     """Run grade_one in a child process (one of `jobs` at once); the seconds it took, or None if it was stopped.
 
     If the child fails or runs past the step limit, the student gets a 'crashed' or 'timeout' record.
-    If a signal from outside stopped it (Ctrl-C, kill), there is no verdict to record: the submission
-    stays ungraded, and the next batch grades it.
+    If it was stopped from outside (Ctrl-C, kill), or the batch is stopping, there is no verdict to
+    record: the submission stays ungraded, and the next batch grades it.
     """
     start = time.perf_counter()
     env = {**os.environ, **limits.thread_env(jobs)}
@@ -66,15 +94,13 @@ def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float | None
                               env=env, timeout=limits.step_timeout(), preexec_fn=sandbox.die_with_parent).returncode
     except subprocess.TimeoutExpired:
         code = None
-    if code is not None and code < 0:
+    if STOPPING.is_set() or (code is not None and code < 0):
         return None
     if code != 0 or load_record(assignment, student) is None:
-        auto, manual = grade_cells(assignment)
-        folder = paths.submission_dir(student, assignment)
-        write_record(Record(student, assignment, status="crashed" if code is not None else "timeout",
-                            messages=["grading stopped before it finished; the instructor has been told."],
-                            submission_sha256=submission_hash(folder), points={c: 0 for c in auto},
-                            max_points=auto, manual_pending=manual))
+        record = new_record(assignment, student, paths.submission_dir(student, assignment))
+        record.status = "crashed" if code is not None else "timeout"
+        record.messages = ["grading stopped before it finished; the instructor has been told."]
+        write_record(record)
     return time.perf_counter() - start
 
 
@@ -88,6 +114,7 @@ def grade_all(assignment: str, names: list[str], jobs: int) -> None:
                 print(f"{student}: " + (f"graded in {seconds:.1f} s" if seconds is not None else
                                         "grading was stopped from outside; it will be graded next time"), flush=True)
         except KeyboardInterrupt:
+            STOPPING.set()
             pool.shutdown(cancel_futures=True)
             raise
 
@@ -98,68 +125,87 @@ STATUS_MEANING = {  # what each status tells the student
     "timeout": "some of your code ran past its time limit, see below",
     "crashed": "your code stopped the process that ran it, see below",
     "forged": "submission_log.json does not hold what your code computes",
-    "tampered": "your notebook changed how the tests run inside it; your points come from the grader's own run",
 }
 
 
-def feedback_text(record: dict, check_ids: list[str]) -> str:
-    """The student's feedback: status, points per check with the reason for each lost point."""
+def hand_summary(record: dict, hand: dict[str, float | None]) -> tuple[float, float, float]:
+    """(points given by hand, points of the answers graded so far, points of the answers not graded yet)."""
+    graded = {grade_id: score for grade_id, score in hand.items() if score is not None}
+    possible = record["manual_pending"]
+    return (sum(graded.values()), sum(possible[g] for g in graded),
+            sum(points for grade_id, points in possible.items() if grade_id not in graded))
+
+
+def feedback_text(record: dict, check_ids: list[str], hand: dict[str, float | None]) -> str:
+    """The student's feedback (Markdown): status, points per check with the reason for each lost point, hand grades."""
     total, possible = sum(record["points"].values()), sum(record["max_points"].values())
-    lines = [f"# Feedback: {record['assignment']} ({record['student']})", "",
+    given, graded, pending = hand_summary(record, hand)
+    written = (f"Written answers: **{given:g} / {graded:g}** graded by hand so far" if graded else "Written answers")
+    written += f"; {pending:g} points still to be graded by hand." if pending else " (all graded)."
+    lines = [f"# Feedback: {record['assignment']} ({escaped(record['student'])})", "",
              f"Autograded score: **{total} / {possible}** (status: {record['status']}: "
-             f"{STATUS_MEANING[record['status']]}).",
-             f"Written answers ({sum(record['manual_pending'].values())} points) are graded by hand.", ""]
-    lines += [f"- {message}" for message in record["messages"]]
+             f"{STATUS_MEANING[record['status']]}).", written, ""]
+    lines += [f"- {escaped(message)}" for message in record["messages"]]
     lines += ["", "| check | points | note |", "|---|---|---|"]
     for check_id in check_ids:
-        possible_points = record["max_points"][check_id]
         verdict = record["judge"].get(check_id, {})
         note = "passed" if verdict.get("passed") else (verdict.get("message") or "not graded")
-        note = note.replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {check_id} | {record['points'][check_id]} / {possible_points} | {note} |")
+        lines.append(f"| {check_id} | {record['points'][check_id]} / {record['max_points'][check_id]} | "
+                     f"{escaped(note)} |")
     return "\n".join(lines) + "\n"
 
 
-def merge(assignment: str, names: list[str]) -> list[dict]:
-    """Write grades.csv, report.md and each student's feedback.md from the records."""
+def gradebook_total(record: dict) -> str:
+    """The autograded points nbgrader's gradebook holds for this record ('' if it has none)."""
+    return f'{sum(record["gradebook"].values()):g}' if record["gradebook"] else ""
+
+
+def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict[str, float | None]]]:
+    """Write grades.csv, report.md and each student's feedback.md from the records and the gradebook's hand grades.
+
+    Returns the records and the hand grades (student -> written answer -> points, None if not graded yet).
+    """
     records = [r for r in (load_record(assignment, s) for s in names) if r is not None]
+    check_ids, answer_ids = (list(points) for points in grade_cells(assignment))
+    hand = gradebook.hand_scores(assignment, answer_ids)
     out = paths.grades_dir(assignment)
     out.mkdir(parents=True, exist_ok=True)
-    check_ids = list(grade_cells(assignment)[0])
     with (out / "grades.csv").open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["student", "status", *check_ids, "total", "max", "nbgrader_total", "manual_pending", "flags"])
+        writer.writerow(["student", "status", *check_ids, "total", "max", "gradebook_total", "hand_points",
+                         "hand_pending", "flags"])
         for r in records:
-            nbgrader_total = f'{sum(r["nbgrader"].get(c, 0) for c in check_ids):g}' if r["nbgrader"] else ""
+            given, _, pending = hand_summary(r, hand.get(r["student"], {}))
             writer.writerow([r["student"], r["status"], *(r["points"][c] for c in check_ids), sum(r["points"].values()),
-                             sum(r["max_points"].values()), nbgrader_total, sum(r["manual_pending"].values()),
+                             sum(r["max_points"].values()), gradebook_total(r), f"{given:g}", f"{pending:g}",
                              ";".join(r["flags"])])
     for r in records:
         folder = paths.feedback_dir(r["student"], assignment)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "feedback.md").write_text(feedback_text(r, check_ids))
+        (folder / "feedback.md").write_text(feedback_text(r, check_ids, hand.get(r["student"], {})))
     (out / "report.md").write_text(report_text(assignment, records, check_ids))
-    return records
+    return records, hand
 
 
 def report_text(assignment: str, records: list[dict], check_ids: list[str]) -> str:
     """The instructor's summary: one line per student, pass rate per check, what needs attention."""
     lines = [f"# Grades report: {assignment}", "", f"{len(records)} submissions graded.", "",
-             "| student | status | judge | nbgrader | flags | seconds |", "|---|---|---|---|---|---|"]
+             "| student | status | judge | gradebook | flags | seconds |", "|---|---|---|---|---|---|"]
     for r in records:
-        nbgrader = f'{sum(r["nbgrader"].get(c, 0) for c in check_ids):g}' if r["nbgrader"] else "-"
         seconds = sum(r["seconds"].values())
-        lines.append(f"| {r['student']} | {r['status']} | {sum(r['points'].values())}/{sum(r['max_points'].values())} "
-                     f"| {nbgrader} | {', '.join(r['flags']) or '-'} | {seconds:.0f} |")
+        lines.append(f"| {escaped(r['student'])} | {r['status']} | {sum(r['points'].values())}/"
+                     f"{sum(r['max_points'].values())} | {gradebook_total(r) or '-'} | {', '.join(r['flags']) or '-'} "
+                     f"| {seconds:.0f} |")
     lines += ["", "| check | passed by |", "|---|---|"]
     for check_id in check_ids:
         passed = sum(1 for r in records if r["judge"].get(check_id, {}).get("passed"))
         lines.append(f"| {check_id} | {passed}/{len(records)} |")
-    attention = [r["student"] for r in records if r["status"] != "ok" or "paths-disagree" in r["flags"]]
+    attention = [escaped(r["student"]) for r in records if r["status"] != "ok"]
     statuses = Counter(r["status"] for r in records)
-    lines += ["", "Statuses: " + ", ".join(f"{status} {statuses[status]}" for status in STATUS_MEANING if statuses[status]),
+    lines += ["", "Statuses: " + ", ".join(f"{status} {statuses[status]}" for status in STATUSES if statuses[status]),
               "", f"Needs attention: {', '.join(attention) or 'nobody'}.",
-              f"Written answers to grade by hand: {len(records)} submissions (nbgrader formgrader)."]
+              "Written answers are graded by hand in formgrader (`make formgrader`); `make grades` then writes the "
+              "final grades and the feedback with them."]
     return "\n".join(lines) + "\n"
 
 
@@ -167,6 +213,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
     parser.add_argument("--regrade", action="store_true", help="grade every submission again, even if unchanged")
+    parser.add_argument("--student", action="append", help="grade only this student (repeatable)")
     parser.add_argument("--jobs", type=int, default=limits.default_jobs(),
                         help="submissions graded at once (default: COURSE_JOBS, or one per core)")
     args = parser.parse_args()
@@ -178,10 +225,16 @@ def main() -> None:
                  "`make sandbox-tools` (apt-get install bubblewrap), or, on a machine that cannot run it, "
                  "set COURSE_SANDBOX=none to grade without isolation.")
     sandbox.remove_stale_cgroups()
+    gradebook.backup("autograde")
     names = students(args.assignment)
     to_grade = []
-    for student in names:
-        if not args.regrade and is_current(args.assignment, student):
+    for student, folder_name in names.items():
+        if args.student and student not in args.student:
+            continue
+        if student != folder_name:
+            invalid_name_record(args.assignment, student, folder_name)
+            print(f"{student}: not a valid student id, recorded as invalid")
+        elif not args.regrade and is_current(args.assignment, student):
             print(f"{student}: already graded, unchanged")
         else:
             to_grade.append(student)
@@ -189,7 +242,7 @@ def main() -> None:
         grade_all(args.assignment, to_grade, args.jobs)
     except KeyboardInterrupt:
         sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
-    records = merge(args.assignment, names)
+    records, _ = merge(args.assignment, list(names))
     print(f"merged {len(records)} records into {paths.grades_dir(args.assignment)}/grades.csv and report.md")
 
 

@@ -2,14 +2,18 @@
 
     python -m course.grading.grade_one ASSIGNMENT STUDENT
 
-0. validate (a readable notebook of the right name and size) and note the
-   structure repairs both paths will make (course.grading.repair);
-1. nbgrader autograde (hidden tests restored, per-cell time limits, the kernel
-   in bubblewrap) and nbgrader's feedback;
-2. probe: the student's answer cells and the probes, in bubblewrap, where
+0. validate (a folder of plain files, no links, a readable notebook of the
+   right name and size) and note the structure repairs both runs will make
+   (course.grading.repair);
+1. probe: the student's answer cells and the probes, in bubblewrap, where
    source/ and the checks do not exist; a run that dies is retried without
    the cell or probe it died in;
-3. judge: the hidden pytest checks on the probe's data and the submission log;
+2. judge (course.grading.judge): points per check from the probe's data, and
+   the submission log's cross-checks, in a process where no student code ran;
+3. nbgrader autograde: the whole notebook in a sandboxed kernel that sees a
+   scratch copy of the submission and nothing of the course; each test cell
+   then shows the judge's verdict, and nbgrader stores the judge's points in
+   its gradebook (course.grading.nbgrader_hooks); then nbgrader's feedback;
 4. a result record, build/results/<assignment>/<student>.json, written last
    and atomically, so a record on disk is always a finished grading.
 
@@ -25,28 +29,27 @@ import hashlib
 import json
 import os
 import shutil
+import signal
+import stat
 import sys
-import time
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from course import paths
-from course.grading import limits, probe, sandbox
+from course.checks import checks_for
+from course.grading import gradebook, limits, probe, sandbox, untrusted
+from course.grading.judge import grade_cells
+from course.grading.nbgrader_hooks import VERDICTS_VARIABLE
 from course.grading.repair import repair
-from course.probes import SKIPPED
+from course.probes import SKIPPED, graded_program
 
-# "bwrap" (default): student code in the judge path runs in bubblewrap. "none": the instructor
-# chose to grade without isolation on a machine that cannot run it; every record says so.
+# "bwrap" (default): student code runs in bubblewrap. "none": the instructor chose to grade
+# without isolation on a machine that cannot run it; every record says so.
 SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
-RECORD_VERSION = 1
-LOG_FLAGS = {  # hidden log test -> flag in the record
-    "test_log_present": "log-missing",
-    "test_log_matches_fresh_run": "log-differs-from-code",
-    "test_log_sources_are_in_notebook": "log-code-not-in-notebook",
-}
+RECORD_VERSION = 2
+STATUSES = ("ok", "invalid", "timeout", "crashed", "forged")
 
 
 @dataclass
@@ -55,34 +58,44 @@ class Record:
 
     student: str
     assignment: str
-    status: str = "ok"  # ok | invalid | timeout | crashed | forged | tampered
+    status: str = "ok"  # one of STATUSES
     messages: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     submission_sha256: str = ""
-    nbgrader: dict = field(default_factory=dict)  # grade_id -> score, for autograded cells
     judge: dict = field(default_factory=dict)  # check_id -> {"passed", "message"}
-    points: dict = field(default_factory=dict)  # check_id -> points awarded (judge path)
+    points: dict = field(default_factory=dict)  # check_id -> points awarded by the judge
     max_points: dict = field(default_factory=dict)  # check_id -> points possible
+    gradebook: dict = field(default_factory=dict)  # check_id -> auto score in nbgrader's gradebook, read back
     manual_pending: dict = field(default_factory=dict)  # grade_id -> points to grade by hand
     seconds: dict = field(default_factory=dict)
     version: int = RECORD_VERSION
 
 
-def grade_cells(assignment: str) -> tuple[dict[str, int], dict[str, int]]:
-    """Points of the autograded test cells and of the hand-graded answer cells, by grade_id."""
-    auto, manual = {}, {}
-    for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade"):
-            (manual if meta.get("solution") else auto)[meta["grade_id"]] = meta["points"]
-    return auto, manual
+def new_record(assignment: str, student: str, folder: Path) -> Record:
+    """A record with every check at 0 points, before anything is graded."""
+    auto_points, manual_points = grade_cells(assignment)
+    return Record(student, assignment, submission_sha256=submission_hash(folder), max_points=auto_points,
+                  manual_pending=manual_points, points={check_id: 0 for check_id in auto_points})
+
+
+def submission_entries(folder: Path) -> list[Path]:
+    """Every file, folder and link under `folder`, without following links, in a fixed order."""
+    entries = []
+    for root, dirs, files in os.walk(folder):  # os.walk does not descend into linked folders
+        dirs.sort()
+        entries += [Path(root) / name for name in sorted(dirs + files)]
+    return entries
 
 
 def submission_hash(folder: Path) -> str:
-    """A digest of every file the student handed in (names and contents)."""
+    """A digest of what the student handed in: names, contents of plain files, targets of links."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in submission_entries(folder) if folder.is_dir() and not folder.is_symlink() else []:
+        info = path.lstat()
+        content = (path.read_bytes() if stat.S_ISREG(info.st_mode) else
+                   os.readlink(path).encode(errors="surrogateescape") if stat.S_ISLNK(info.st_mode) else b"")
+        digest.update(str(path.relative_to(folder)).encode(errors="surrogateescape") + b"\0" +
+                      str(stat.S_IFMT(info.st_mode)).encode() + b"\0" + content + b"\0")
     return digest.hexdigest()
 
 
@@ -103,39 +116,26 @@ def nbgrader_command(*args: str) -> list[str]:
     return [str(Path(sys.executable).with_name("nbgrader")), *args, "--log-level=WARN"]
 
 
-def nbgrader_scores(assignment: str, student: str) -> dict[str, float]:
-    """Auto scores of the student's graded cells in the gradebook, by grade_id."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gradebook:
-        try:
-            submission = gradebook.find_submission(assignment, student)
-        except MissingEntry:
-            return {}
-        return {g.name: float(g.auto_score or 0.0) for nb in submission.notebooks for g in nb.grades}
-
-
-def parse_junit(path: Path) -> dict[str, tuple[bool, str]]:
-    """(passed, message) by test name, from pytest's junit XML."""
-    results = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        problem = case.find("failure") if case.find("failure") is not None else case.find("error")
-        message = "" if problem is None else (problem.get("message") or problem.text or "").strip()
-        message = message.removeprefix("Failed: ")  # pytest.fail's prefix
-        results[case.get("name")] = (problem is None, message)
-    return results
-
-
 def validate(folder: Path, assignment: str) -> str | None:
     """Why the submission cannot be graded at all, or None."""
     notebook = folder / f"{assignment}.ipynb"
-    size_mb = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
+    if folder.is_symlink() or not folder.is_dir():
+        return f"{folder.name} is not a folder of files; hand in the assignment's folder as it was given."
+    entries = submission_entries(folder)
+    links = [str(p.relative_to(folder)) for p in entries if p.is_symlink()]
+    if links:
+        return (f"the submission contains a symbolic link ({untrusted.quoted(links[0], 80)}); links are not graded: "
+                "hand in the files themselves.")
+    odd = [str(p.relative_to(folder)) for p in entries if not (p.is_file() or p.is_dir())]
+    if odd:
+        return f"the submission contains something that is not a file or folder ({untrusted.quoted(odd[0], 80)})."
+    size_mb = sum(p.stat().st_size for p in entries if p.is_file()) / 2**20
     if size_mb > limits.SUBMISSION_MB:
         return (f"the submission is {size_mb:.0f} MB, more than the {limits.SUBMISSION_MB} MB allowed; hand in only "
                 f"{notebook.name} and submission_log.json, with outputs no larger than the notebook makes.")
     if not notebook.exists():
         names = ", ".join(sorted(p.name for p in folder.glob("*.ipynb"))) or "none"
-        return f"no notebook named {notebook.name} was submitted (notebooks found: {names})."
+        return f"no notebook named {notebook.name} was submitted (notebooks found: {untrusted.quoted(names, 120)})."
     try:
         nbformat.validate(nbformat.read(notebook, as_version=4))
     except Exception as error:  # unreadable JSON, wrong format, empty file
@@ -148,9 +148,7 @@ def grade_one(assignment: str, student: str) -> Record:
     folder = paths.submission_dir(student, assignment)
     work = paths.BUILD / "grading" / assignment / student
     work.mkdir(parents=True, exist_ok=True)
-    auto_points, manual_points = grade_cells(assignment)
-    record = Record(student, assignment, submission_sha256=submission_hash(folder), max_points=auto_points,
-                    manual_pending=manual_points, points={check_id: 0 for check_id in auto_points})
+    record = new_record(assignment, student, folder)
     problem = validate(folder, assignment)
     if problem:
         record.status, record.messages = "invalid", [problem]
@@ -160,45 +158,55 @@ def grade_one(assignment: str, student: str) -> Record:
     if repair_notes:
         record.flags.append("cells-restored")
         record.messages += repair_notes
-    autograde_step(record, work)
     jail = work / "sandbox"
-    if probe_step(record, folder, jail) and judge_step(record, folder, jail, work):
-        compare_paths(record)
+    if probe_step(record, folder, jail):
+        judge_step(record, folder, jail, work)
+    verdicts = work / "verdicts.json"
+    verdicts.write_text(json.dumps({check_id: {"passed": record.points[check_id] > 0, "points": record.points[check_id],
+                                               "max_points": record.max_points[check_id],
+                                               "message": record.judge.get(check_id, {}).get("message", NOT_JUDGED)}
+                                    for check_id in record.max_points}))
+    autograde_step(record, work, verdicts)
     return record
 
 
-def autograde_step(record: Record, work: Path) -> None:
-    """nbgrader autograde with the kernel in bubblewrap, then nbgrader's feedback; fills record.nbgrader."""
+NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"
+
+
+def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
+    """nbgrader autograde in the sandboxed kernel, scored by the judge's `verdicts`; then nbgrader's feedback."""
     assignment, student = record.assignment, record.student
     autograded = paths.COURSE / "autograded" / student / assignment
-    options, env, sockets = [], {}, None
+    options, env, sockets = [], {VERDICTS_VARIABLE: str(verdicts)}, None
     if SANDBOX != "none":
-        options, env, sockets = sandbox.kernel_jail(work, workdir=autograded,
-                                                    readable=[paths.ROOT / "course", paths.probes_file(assignment)])
+        scratch = work / "kernel"
+        prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
+        options, jail_env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch)
+        env.update(jail_env)
     log = work / "autograde.log"
-    code, record.seconds["nbgrader"] = _run(nbgrader_command("autograde", assignment, "--student", student, "--force", *options),
-                                            limits.NOTEBOOK_TIMEOUT_S, log, env)
+    code, record.seconds["nbgrader"] = _run(nbgrader_command("autograde", assignment, "--student", student, "--force",
+                                                             *options), limits.NOTEBOOK_TIMEOUT_S, log, env)
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
         set_status(record, "timeout")
         record.messages.append(f"Your notebook did not finish within {limits.NOTEBOOK_TIMEOUT_S} s under nbgrader, "
-                               "so nbgrader could not score it; the hidden checks below judged your code instead.")
+                               "so nbgrader could not run it to the end; the checks judged your code on their own.")
     elif code != 0:
         record.flags.append("nbgrader-failed")
         text = log.read_text(errors="replace")
         if "DeadKernelError" in text:
             set_status(record, "crashed")
             record.messages.append("The Python kernel died while nbgrader ran your notebook (a crash, os._exit, or "
-                                   "too much memory), so nbgrader could not score it; the hidden checks below "
-                                   "judged your code instead.")
+                                   "too much memory), so nbgrader could not run it to the end; the checks judged "
+                                   "your code on their own.")
         elif "CellTimeoutError" in text:
             set_status(record, "timeout")
             record.messages.append("A cell of your notebook ran past its time limit and could not be interrupted, "
-                                   "so nbgrader could not score it; the hidden checks below judged your code instead.")
+                                   "so nbgrader could not run it to the end; the checks judged your code on their own.")
         else:
-            record.messages.append("nbgrader could not grade your notebook; the hidden checks below judged your code "
-                                   "instead, and the instructor has been told.")
+            record.messages.append("nbgrader could not run your notebook to the end; the checks judged your code on "
+                                   "their own, and the instructor has been told.")
     else:
         timed_out = cells_with_error(autograded / f"{assignment}.ipynb", "CellTimeoutError")
         if timed_out:
@@ -206,9 +214,25 @@ def autograde_step(record: Record, work: Path) -> None:
             record.messages.append(f"Under nbgrader, cells {', '.join(timed_out)} ran past their time limit "
                                    f"({limits.CELL_TIMEOUT_S} s, {limits.LONG_CELL_TIMEOUT_S} s for training) "
                                    "and were interrupted.")
+    if code != 0:  # nbgrader stored no scores: the judge's points go into the gradebook directly
+        gradebook.store_points(assignment, student, record.points)
+    else:
         _run(nbgrader_command("generate_feedback", assignment, "--student", student, "--force"),
              limits.FEEDBACK_TIMEOUT_S, work / "feedback.log")
-        record.nbgrader = nbgrader_scores(assignment, student)
+    record.gradebook = gradebook.auto_scores(assignment, student)
+
+
+def prepare_kernel_folder(submission: Path, assignment: str, scratch: Path) -> None:
+    """What nbgrader's autograded folder will hold, as a scratch copy for the kernel to run in.
+
+    The submitted files (validated: no links), then the instructor's files of source/ over them,
+    as nbgrader does.
+    """
+    shutil.rmtree(scratch, ignore_errors=True)
+    ignore = shutil.ignore_patterns(*paths.IGNORED_FILES)
+    shutil.copytree(submission, scratch, ignore=ignore)
+    shutil.copytree(paths.source_dir(assignment), scratch, ignore=shutil.ignore_patterns(*paths.IGNORED_FILES, "*.ipynb"),
+                    dirs_exist_ok=True)
 
 
 def cells_with_error(notebook: Path, error_name: str) -> list[str]:
@@ -229,7 +253,8 @@ def probe_command(jail: Path, skip: list[str] = ()) -> list[str]:
     command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
     if SANDBOX == "none":
         return command
-    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"])
+    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"],
+                        setenv={"PYTHONPATH": str(paths.ROOT)})
 
 
 def probe_step(record: Record, folder: Path, jail: Path) -> bool:
@@ -237,9 +262,14 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
 
     A run that dies (os._exit, a crash, the memory cap) in some cell or probe is tried again
     without it, up to limits.PROBE_ATTEMPTS runs, so one broken piece costs only its own checks.
+    Everything the run leaves in `jail` was written where student code ran: it is read as
+    untrusted (course.grading.untrusted), and a cell or probe is named only if it is a known one.
     """
     if SANDBOX == "none":
         record.flags.append("not-sandboxed")
+    notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
+    cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
+    known_steps = {*cells, *checks_for(record.assignment)}
     skip: list[str] = []
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
@@ -247,71 +277,60 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
         outcome = sandbox.limited_run(probe_command(jail, skip), timeout=limits.PROBE_TIMEOUT_S,
                                       log=jail.parent / "probe.log", env=grading_env(), cwd=jail)
         record.seconds["probe"] += outcome.seconds
-        if outcome.code == 0 and (jail / probe.OUTPUTS).exists():
+        report = probe.read_report(jail) if outcome.code == 0 else None
+        if report is not None:
             break
         reason = (f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
                   f"used more than {limits.MEMORY_MB} MB of memory" if outcome.out_of_memory else
                   "stopped the process that ran it (for example os._exit or a crash)")
         set_status(record, "timeout" if outcome.timed_out else "crashed")
         culprit = probe.culprit(jail)
-        if culprit is None or culprit in skip:
-            record.messages.append(f"Your code, run on the grader's inputs, {reason}; no hidden check could judge it.")
+        if culprit not in known_steps or culprit in skip:
+            record.messages.append(f"Your code, run on the grader's inputs, {reason}; no check could judge it.")
             return False
         skip.append(culprit)
-        what = f"cell {culprit}" if culprit.startswith(("answer-", "setup-")) else f"the check {culprit}"
+        what = f"cell {culprit}" if culprit in cells else f"the check {culprit}"
         record.messages.append(f"Your code, run on the grader's inputs, {reason} in {what}; it was left out "
                                "and the rest of your code was graded without it.")
     else:
         record.messages.append(f"Your code stopped the grader's process {limits.PROBE_ATTEMPTS} times; "
-                               "no hidden check could judge it.")
+                               "no check could judge it.")
         return False
-    cell_errors = json.loads((jail / probe.REPORT).read_text())["cell_errors"]
-    for cell_id, error in cell_errors.items():
+    for cell_id in cells:
+        error = report["cell_errors"].get(cell_id)
+        if error is None or error == SKIPPED or "NotImplementedError" in error:
+            continue
         if error.startswith("TimeLimitExceeded"):
             set_status(record, "timeout")
             record.messages.append(f"Your cell {cell_id} did not finish within {limits.CELL_TIMEOUT_S} s on the "
                                    "grader's run (an endless loop or a long sleep?); the checks that need it cannot pass.")
-        elif error != SKIPPED and "NotImplementedError" not in error:
-            record.messages.append(f"Your cell {cell_id} raised {error}; the checks that need it cannot pass.")
+        else:
+            record.messages.append(f"Your cell {cell_id} raised {untrusted.quoted(error)}; the checks that need it "
+                                   "cannot pass.")
     return True
 
 
-def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> bool:
-    """The hidden pytest checks on the probe's data: points per check, and flags from the log tests."""
-    junit = work / "judge.xml"
+def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> None:
+    """The judge (course.grading.judge) on the probe's data: points per check, and flags from the log."""
+    result_file = work / "judge.json"
+    result_file.unlink(missing_ok=True)
     code, record.seconds["judge"] = _run(
-        [sys.executable, "-m", "pytest", "tests/hidden", "-q", "-p", "no:cacheprovider",
-         f"--assignment={record.assignment}", f"--submission={folder}", f"--probe-dir={jail}", f"--junitxml={junit}"],
+        [sys.executable, "-m", "course.grading.judge", record.assignment, str(folder), str(jail), str(result_file)],
         limits.JUDGE_TIMEOUT_S, work / "judge.log")
-    if code is None or not junit.exists():
+    if code != 0 or not result_file.exists():
         set_status(record, "crashed")
-        record.messages.append("the hidden checks could not run; the instructor has been told.")
-        return False
-    for name, (passed, message) in parse_junit(junit).items():
-        if name.startswith("test_check["):
-            check_id = name[len("test_check["):-1]
-            record.judge[check_id] = {"passed": passed, "message": message}
-            record.points[check_id] = record.max_points[check_id] if passed else 0
-        elif not passed:  # a log test: it raises a flag and costs no points
-            record.flags.append(LOG_FLAGS[name])
-            record.messages.append(message)
+        record.messages.append("the checks could not judge your code (the grader's data was unreadable); "
+                               "the instructor has been told.")
+        return
+    result = json.loads(result_file.read_text())
+    for check_id, check in result["checks"].items():
+        record.judge[check_id] = {"passed": check["passed"], "message": check["message"]}
+        record.points[check_id] = check["points"]
+    for problem in result["log"]:  # a log problem raises a flag and costs no points
+        record.flags.append(problem["flag"])
+        record.messages.append(problem["message"])
     if {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
         set_status(record, "forged")
-    return True
-
-
-def compare_paths(record: Record) -> None:
-    """Flag checks where nbgrader and the judge disagree; passing only inside the kernel is tampering."""
-    if not record.nbgrader:
-        return
-    passed_in_kernel = {c for c in record.max_points if record.nbgrader.get(c, 0) > 0}
-    passed_by_judge = {c for c, result in record.judge.items() if result["passed"]}
-    if passed_in_kernel != passed_by_judge:
-        record.flags.append("paths-disagree")
-        record.messages.append("nbgrader and the hidden checks disagree on: "
-                               f"{', '.join(sorted(passed_in_kernel ^ passed_by_judge))}; the instructor will review.")
-    if passed_in_kernel - passed_by_judge:
-        set_status(record, "tampered")
 
 
 def write_record(record: Record) -> Path:
@@ -325,6 +344,10 @@ def write_record(record: Record) -> Path:
 
 
 def main() -> None:
+    # Stopped from outside (Ctrl-C, kill): die at once, by the signal, with no record written; the
+    # steps this started die with it (PR_SET_PDEATHSIG), and the batch grades this submission next time.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
     parser.add_argument("student")

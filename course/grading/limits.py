@@ -24,6 +24,10 @@ SUBMISSION_MB = int(os.environ.get("COURSE_SUBMISSION_MB", "50"))  # all files a
 MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
 PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+# The environment student code gets (course.grading.sandbox.jail_environment): what Python, the
+# notebook and the probe need, and these limits; nothing else of the grader's environment.
+JAIL_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONDONTWRITEBYTECODE",
+                  *THREAD_VARIABLES, "COURSE_CELL_TIMEOUT", "COURSE_LONG_CELL_TIMEOUT")
 
 
 def default_jobs() -> int:

@@ -1,20 +1,99 @@
-"""Course code that runs inside nbgrader's own process (named in nbgrader_config.py)."""
+"""Course code that runs inside nbgrader's own process (named in nbgrader_config.py).
+
+Points come from the judge (course.grading.judge), never from the student's
+kernel. `course.grading.grade_one` judges a submission first, then runs
+nbgrader autograde with COURSE_VERDICTS naming the judge's verdicts; after
+nbgrader has executed the notebook in the sandboxed kernel, `ApplyVerdicts`
+writes each verdict into its test cell's output, and nbgrader's own scoring
+(an error output scores 0, any other output full points) stores the judge's
+points in the gradebook. So formgrader, `nbgrader export` and the feedback
+HTML show what the judge decided.
+
+Without COURSE_VERDICTS (formgrader's Autograde button, a plain
+`nbgrader autograde`) there is no sandbox and no judge: `CourseGraderOnly`
+refuses before nbgrader touches a file or the gradebook.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+
 import nbformat
+from nbconvert.exporters import NotebookExporter
+from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from course import paths
 from course.grading.repair import repair
 
+VERDICTS_VARIABLE = "COURSE_VERDICTS"
+REFUSAL = ("This course does not autograde inside a notebook kernel: run `make autograde` (each submission is run "
+           "in a sandbox and judged outside it), then refresh this page.")
+
+
+class CourseGraderOnly(NotebookExporter):
+    """Autograde's exporter (built before nbgrader deletes or writes anything): refuses unless the course's grader runs it."""
+
+    def __init__(self, *args, **kwargs):
+        if not os.environ.get(VERDICTS_VARIABLE):
+            raise RuntimeError(REFUSAL)
+        super().__init__(*args, **kwargs)
+
 
 class RepairStructure(NbGraderPreprocessor):
-    """Autograde's first step: mend stripped or duplicated nbgrader metadata (see course.grading.repair)."""
+    """Mend stripped or duplicated nbgrader metadata (see course.grading.repair)."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
         info = resources["nbgrader"]
         release = paths.release_dir(info["assignment"]) / f"{info['notebook']}.ipynb"
         for note in repair(nb, nbformat.read(release, as_version=4)):
             self.log.warning("%s: %s", info["student"], note)
+        return nb, resources
+
+
+def verdict_output(check: dict) -> nbformat.NotebookNode:
+    """A test cell's output for the judge's verdict: nbgrader scores an error 0 and a stream full points."""
+    if check["passed"]:
+        return nbformat.v4.new_output("stream", name="stdout",
+                                      text=f"{check['message']} ({check['points']} / {check['max_points']} points)\n")
+    return nbformat.v4.new_output("error", ename="CheckFailed", evalue=check["message"],
+                                  traceback=[f"CheckFailed: {check['message']} (0 / {check['max_points']} points)"])
+
+
+class ApplyVerdicts(NbGraderPreprocessor):
+    """After execution: each test cell shows the judge's verdict on its check, and scores by it."""
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
+        with open(os.environ[VERDICTS_VARIABLE]) as f:
+            checks = json.load(f)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                check = checks.get(meta["grade_id"], {"passed": False, "points": 0, "max_points": meta["points"],
+                                                      "message": "this check was not judged"})
+                cell.outputs = [verdict_output(check)]
+        return nb, resources
+
+
+class HoldUngradedAnswers(NbGraderPreprocessor):
+    """Feedback, after GetGrades: a written answer not graded yet shows as such, and is left out of the total.
+
+    nbgrader would show it as "0 / 5" and count its points in the maximum; the feedback then
+    says "36 / 50 so far" where feedback.md says "36 / 50, 15 points still to grade by hand".
+    """
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            for cell in nb.cells:
+                meta = cell.metadata.get("nbgrader", {})
+                if not (meta.get("grade") and meta.get("solution")):
+                    continue
+                grade = gb.find_grade(meta["grade_id"], info["notebook"], info["assignment"], info["student"])
+                if grade.manual_score is None and grade.auto_score is None:
+                    meta["grade"] = False  # shown as an answer without a score
+                    meta["comment"] = (f"Not graded yet: this answer ({grade.max_score:g} points) is graded by hand; "
+                                       "its points are added to your score when it is.")
+                    info["max_score"] -= grade.max_score
         return nb, resources

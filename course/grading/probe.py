@@ -26,7 +26,7 @@ import nbformat
 import numpy as np
 
 from course import paths
-from course.grading import limits
+from course.grading import limits, untrusted
 from course.grading.sandbox import forbid_fork
 from course.probes import execute_program, graded_program, load_module, run_steps
 from course.reference import to_bytes
@@ -75,9 +75,24 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
 
 
 def culprit(folder: Path) -> str | None:
-    """The cell or probe that was running when a probe run in `folder` died, if it died in one."""
-    progress = folder / PROGRESS
-    return progress.read_text() if progress.exists() else None
+    """What progress.txt in `folder` names as running when the run died (untrusted: check it is a known step)."""
+    try:
+        return untrusted.read_text(folder / PROGRESS, 200)
+    except OSError:
+        return None
+
+
+def read_report(folder: Path) -> dict | None:
+    """probe_report.json of a finished run (untrusted), or None if the run left no readable report and outputs."""
+    try:
+        report = json.loads(untrusted.read_text(folder / REPORT, 2**20))
+    except (OSError, ValueError):
+        return None
+    if not (folder / OUTPUTS).exists():
+        return None
+    if not (isinstance(report, dict) and isinstance(report.get("cell_errors"), dict)):
+        return None
+    return {"cell_errors": {str(k): str(v) for k, v in report["cell_errors"].items()}}
 
 
 def main() -> None:

@@ -104,18 +104,24 @@ def die_with_parent() -> None:
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+# Run first in every process that runs student code (nbgrader's kernel, the probe): no forked children.
+# os.fork raises, so a fork bomb is an ordinary error in its cell, the same on both paths; a child
+# forked another way (posix.fork) exits at once, and the process cap stops the loop. subprocess still
+# works (it does not go through os.fork); multiprocessing's fork does not. Self-contained code: the
+# kernel's jail holds no course package to import it from.
+FORBID_FORK = """
+import os as _os
+def _no_fork(*args, **kwargs):
+    raise PermissionError("os.fork is disabled while grading: the grader runs no child processes")
+_os.fork = _no_fork
+_os.register_at_fork(after_in_child=lambda _exit=_os._exit: _exit(70))
+del _os, _no_fork
+"""
+
+
 def forbid_fork() -> None:
-    """In a grading process (nbgrader's kernel, the probe): no forked children.
-
-    os.fork raises, so a fork bomb is an ordinary error in its cell, the same on both paths;
-    a child forked another way (posix.fork) exits at once, and the process cap stops the loop.
-    subprocess still works: it does not go through os.fork. multiprocessing's fork does not.
-    """
-    def refuse(*args, **kwargs):
-        raise PermissionError("os.fork is disabled while grading: the grader runs no child processes")
-
-    os.fork = refuse
-    os.register_at_fork(after_in_child=lambda: os._exit(70))
+    """Apply FORBID_FORK to this process."""
+    exec(FORBID_FORK, {})
 
 
 def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None = None, cwd: Path | None = None,
@@ -158,19 +164,27 @@ def bubblewrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def jail(cmd: list[str], *, workdir: Path, writable: list[Path] = (), readable: list[Path] = (),
-         hidden: list[Path] = ()) -> list[str]:
+def jail_environment() -> dict[str, str]:
+    """The only variables student code sees: the grader's own (tokens, secrets) stay outside."""
+    passed = {name: os.environ[name] for name in limits.JAIL_VARIABLES if name in os.environ}
+    return {**passed, "HOME": "/tmp", "MPLCONFIGDIR": "/tmp/matplotlib", "IPYTHONDIR": "/tmp/ipython"}
+
+
+def jail(cmd: list[str], *, workdir: Path, workdir_source: Path | None = None, writable: list[Path] = (),
+         readable: list[Path] = (), hidden: list[Path] = (), setenv: dict[str, str] | None = None) -> list[str]:
     """`cmd` inside bubblewrap: no network, read-only system and Python, write access to `workdir` only.
 
-    `writable` folders are bound read-write too, `readable` files and folders read-only; `hidden`
-    folders (inside readable ones) are covered by an empty tmpfs. /tmp is a fresh tmpfs.
+    `workdir_source`, if given, is the folder bound at `workdir` (the code sees its files at `workdir`,
+    and its writes land in `workdir_source`); `writable` folders are bound read-write too, `readable`
+    files and folders read-only; `hidden` folders (inside readable ones) are covered by an empty tmpfs.
+    /tmp is a fresh tmpfs. The environment is `jail_environment()` and `setenv` only.
     """
     python_home = Path(sys.base_prefix)
     # Own pid namespace: the code sees and can signal only its own processes, and cannot reach other
     # processes' files through /proc/PID/root. ipykernel would take the namespace's init for a dead parent
-    # and exit, so it is not told its parent's pid (JPY_PARENT_PID); --die-with-parent does that job.
+    # and exit, so it is not told its parent's pid (JPY_PARENT_PID is not passed); --die-with-parent does that job.
     args = ["bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--die-with-parent",
-            "--new-session", "--unsetenv", "JPY_PARENT_PID", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for system in ("/usr", "/bin", "/lib", "/lib64", "/etc"):
         if Path(system).exists():
             args += ["--ro-bind", system, system]
@@ -178,32 +192,33 @@ def jail(cmd: list[str], *, workdir: Path, writable: list[Path] = (), readable: 
         args += ["--ro-bind", str(path), str(path)]
     for folder in hidden:
         args += ["--tmpfs", str(folder)]
-    for folder in (workdir, *writable):
+    args += ["--bind", str(workdir_source or workdir), str(workdir)]
+    for folder in writable:
         args += ["--bind", str(folder), str(folder)]
-    args += ["--chdir", str(workdir), "--setenv", "HOME", "/tmp", "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
-             "--setenv", "IPYTHONDIR", "/tmp/ipython"]
+    args += ["--chdir", str(workdir)]
+    for name, value in {**jail_environment(), **(setenv or {})}.items():
+        args += ["--setenv", name, value]
     return args + cmd
 
 
-# Run first in the grading kernel: no fork, and the real `course` package imported before any cell
-# can put a fake one (a course/ folder beside the notebook) in its place.
-FORBID_FORK = "import course.grading.sandbox as _s; _s.forbid_fork(); del _s"
-
-
-def kernel_jail(kernels_dir: Path, *, workdir: Path, readable: list[Path]) -> tuple[list[str], dict[str, str], Path]:
+def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path) -> tuple[list[str], dict[str, str], Path]:
     """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
 
-    Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel talks to nbgrader over
-    IPC sockets in a short folder under /tmp (socket paths are limited to about 100 characters), where its
-    connection file lies too, and may write only in `workdir`. Interrupts (nbgrader's per-cell timeout)
-    travel as messages: a signal would stop bubblewrap, and the kernel with it.
+    Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel runs in `workdir`
+    (nbgrader's autograded folder of the submission) but sees `scratch` there, a copy the grader made:
+    what student code writes or links lands in `scratch`, never in a folder nbgrader writes to. It can
+    read nothing of the course: no checks, no probes, no other submission. It talks to nbgrader over
+    IPC sockets in a short folder under /tmp (socket paths are limited to about 100 characters), where
+    its connection file lies too. Interrupts (nbgrader's per-cell timeout) travel as messages: a signal
+    would stop bubblewrap, and the kernel with it.
     """
     import json
     import tempfile
 
     sockets = Path(tempfile.mkdtemp(prefix="ck-", dir="/tmp"))
-    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", f"--IPKernelApp.exec_lines={FORBID_FORK}"]
-    argv = jail(kernel, workdir=workdir, writable=[sockets], readable=readable)
+    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+              f"--IPKernelApp.exec_lines={FORBID_FORK}"]
+    argv = jail(kernel, workdir=workdir, workdir_source=scratch, writable=[sockets])
     spec = kernels_dir / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (sandboxed)",

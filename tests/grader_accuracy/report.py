@@ -23,7 +23,7 @@ import nbformat  # noqa: E402
 
 from course import paths  # noqa: E402
 from course.checks import checks_for, verdict  # noqa: E402
-from course.grading.grade_one import grade_cells  # noqa: E402
+from course.grading.judge import grade_cells  # noqa: E402
 from course.probes import execute_program, graded_program, load_probes, quiet  # noqa: E402
 from course.samples import Edit, apply_edits, sample_notebook  # noqa: E402
 

@@ -1,0 +1,86 @@
+"""Final grades: the judge's points plus the instructor's hand grades, for the whole course.
+
+    python -m course.grading.final_grades [ASSIGNMENT ...]      (make grades)
+
+For each assignment (all of them by default): backs up the gradebook, rewrites
+grades.csv, report.md and every feedback.md with the hand grades formgrader
+holds, and regenerates nbgrader's feedback HTML (which reads the gradebook).
+Then writes grades/final_grades.csv, one row per student, ready for an LMS:
+points per assignment (autograded + by hand), the total, and the written
+answers still to grade; and says how many written answers are not graded yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+
+from course import paths
+from course.grading import gradebook
+from course.grading.batch import hand_summary, merge, students
+from course.grading.grade_one import grading_env, nbgrader_command
+from course.grading.judge import grade_cells
+
+FINAL_CSV = "final_grades.csv"
+
+
+def assignment_grades(assignment: str) -> dict[str, tuple[float, float, int]]:
+    """student -> (points, maximum, written answers not graded yet) in `assignment`, with fresh feedback."""
+    records, hand = merge(assignment, list(students(assignment)))
+    subprocess.run(nbgrader_command("generate_feedback", assignment, "--force"), cwd=paths.ROOT, env=grading_env(),
+                   check=True, capture_output=True)
+    grades = {}
+    for record in records:
+        answers = hand.get(record["student"], {})
+        given, _, _ = hand_summary(record, answers)
+        maximum = sum(record["max_points"].values()) + sum(record["manual_pending"].values())
+        not_graded = sum(answers.get(grade_id) is None for grade_id in record["manual_pending"])
+        grades[record["student"]] = (sum(record["points"].values()) + given, maximum, not_graded)
+    return grades
+
+
+def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, int]]]) -> tuple[int, list[str]]:
+    """grades/final_grades.csv from each assignment's grades; (written answers not graded yet, students concerned)."""
+    everyone = sorted({student for grades in by_assignment.values() for student in grades})
+    maxima = {a: sum(sum(points.values()) for points in grade_cells(a)) for a in by_assignment}
+    pending_students, pending_answers = [], 0
+    path = paths.COURSE / "grades" / FINAL_CSV
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", *by_assignment, "total", "max", "written_answers_to_grade"])
+        for student in everyone:
+            grades = [by_assignment[a].get(student, (0.0, maxima[a], 0)) for a in by_assignment]
+            pending = sum(g[2] for g in grades)
+            if pending:
+                pending_students.append(student)
+                pending_answers += pending
+            writer.writerow([student, *(f"{g[0]:g}" for g in grades), f"{sum(g[0] for g in grades):g}",
+                             f"{sum(maxima.values()):g}", pending])
+    return pending_answers, pending_students
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignments", nargs="*", help=f"default: all ({', '.join(paths.ASSIGNMENTS)})")
+    args = parser.parse_args()
+    unknown = set(args.assignments) - set(paths.ASSIGNMENTS)
+    if unknown:
+        parser.error(f"unknown assignments: {', '.join(sorted(unknown))}")
+    args.assignments = args.assignments or list(paths.ASSIGNMENTS)
+    gradebook.backup("final-grades")
+    by_assignment = {assignment: assignment_grades(assignment) for assignment in args.assignments}
+    pending_answers, pending_students = write_final_grades(by_assignment)
+    print(f"wrote {paths.COURSE / 'grades' / FINAL_CSV}: {sum(len(g) for g in by_assignment.values())} graded "
+          f"submissions of {len({s for g in by_assignment.values() for s in g})} students")
+    if pending_students:
+        print(f"{pending_answers} written answers are not graded yet, of {len(pending_students)} "
+              f"students ({', '.join(pending_students[:10])}{', ...' if len(pending_students) > 10 else ''}): "
+              "grade them in formgrader (`make formgrader`), then run `make grades` again.")
+    else:
+        print("every written answer is graded.")
+
+
+if __name__ == "__main__":
+    main()

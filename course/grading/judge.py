@@ -1,0 +1,129 @@
+"""The judge: points for one submission, decided where no student code ever ran.
+
+    python -m course.grading.judge ASSIGNMENT SUBMISSION_FOLDER PROBE_FOLDER OUT.json
+
+reads the probe's data (outputs.npz, probe_report.json: written where student
+code ran, so read as untrusted files), applies each check's verdict against
+the instructor's reference data, cross-checks submission_log.json against the
+fresh outputs and the notebook's code, and writes plain data:
+
+    {"checks": {check_id: {"passed": bool, "points": int, "max_points": int, "message": str}},
+     "log": [{"flag": str, "message": str}, ...]}
+
+The log checks raise flags for the instructor and cost no points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+
+from course import paths
+from course.checks import checks_for, mismatch, verdict
+from course.grading import untrusted
+from course.grading.submission_log import read_log
+
+LOG_TOLERANCE = 1e-4
+OUTPUTS_LIMIT = 64 * 2**20  # bytes of probe outputs read at most
+REPORT_LIMIT = 2**20
+
+
+MESSAGE_LIMIT = 1000  # characters of one verdict's message (it may quote the student's outputs)
+
+
+def grade_cells(assignment: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Points of the autograded test cells (one per check) and of the hand-graded answer cells, by grade_id."""
+    auto, manual = {}, {}
+    for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            (manual if meta.get("solution") else auto)[meta["grade_id"]] = meta["points"]
+    return auto, manual
+
+
+def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
+    """(outputs by check id and key, probe error by check id), as the probe step wrote them."""
+    outputs: dict[str, dict[str, np.ndarray]] = {}
+    with np.load(io.BytesIO(untrusted.read_bytes(probe_dir / "outputs.npz", OUTPUTS_LIMIT)), allow_pickle=False) as data:
+        for name in data.files:
+            check_id, key = name.split("/", 1)
+            outputs.setdefault(check_id, {})[key] = data[name]
+    report = json.loads(untrusted.read_text(probe_dir / "probe_report.json", REPORT_LIMIT))
+    errors = {str(check_id): untrusted.quoted(error) for check_id, error in report.get("probe_errors", {}).items()}
+    return outputs, errors
+
+
+def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict]:
+    """Each check's verdict and points."""
+    points, _ = grade_cells(assignment)
+    results = {}
+    for check_id in checks_for(assignment):
+        result = verdict(assignment, check_id, outputs.get(check_id), errors.get(check_id))
+        results[check_id] = {"passed": result.passed, "points": points[check_id] if result.passed else 0,
+                             "max_points": points[check_id], "message": untrusted.quoted(result.message, MESSAGE_LIMIT)}
+    return results
+
+
+def log_problems(assignment: str, submission: Path, outputs: dict) -> list[dict[str, str]]:
+    """What is wrong with submission_log.json, each as a flag and a message for the student."""
+    log, problem = read_log(submission, assignment)
+    if problem:
+        return [{"flag": "log-missing", "message": problem}]
+    problems = []
+    differing = []
+    for check_id, fresh in outputs.items():
+        logged = log["probes"].get(check_id)
+        if not isinstance(logged, dict):
+            differing.append(f"{check_id} (missing from the log)")
+            continue
+        for key, value in fresh.items():
+            try:
+                differs = key not in logged or mismatch(np.asarray(logged[key]), value, LOG_TOLERANCE)
+            except (TypeError, ValueError):  # a hand-edited log with values of another kind
+                differs = True
+            if differs:
+                differing.append(f"{check_id}/{key}")
+    if differing:
+        problems.append({"flag": "log-differs-from-code", "message":
+                         "submission_log.json does not match what the submitted code computes "
+                         f"({', '.join(differing[:5])}{', ...' if len(differing) > 5 else ''}): "
+                         "re-run the whole notebook (Restart & Run All) before submitting."})
+    notebook = nbformat.read(submission / f"{assignment}.ipynb", as_version=4)
+    code = _normalised("\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code"))
+    sources = log.get("sources") if isinstance(log.get("sources"), dict) else {}
+    missing = [str(name) for name, source in sources.items()
+               if isinstance(source, str) and source and _normalised(source) not in code]
+    if missing:
+        problems.append({"flag": "log-code-not-in-notebook", "message":
+                         f"the log was written by code that is not in the notebook: "
+                         f"{untrusted.quoted(', '.join(missing), 120)}; re-run the whole notebook before submitting."})
+    return problems
+
+
+def _normalised(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
+    """The judge's plain-data result for one submission (see the module docstring)."""
+    outputs, errors = read_probe_data(probe_dir)
+    return {"checks": judge_checks(assignment, outputs, errors), "log": log_problems(assignment, submission, outputs)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("submission", type=Path, help="the student's submitted folder")
+    parser.add_argument("probe_dir", type=Path, help="the probe step's folder (outputs.npz, probe_report.json)")
+    parser.add_argument("out", type=Path, help="where to write the result (JSON)")
+    args = parser.parse_args()
+    args.out.write_text(json.dumps(judge(args.assignment, args.submission, args.probe_dir), indent=1))
+
+
+if __name__ == "__main__":
+    main()
