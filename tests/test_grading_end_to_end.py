@@ -245,7 +245,8 @@ def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_gra
     give_hand_grade(course, "perfect", "reflection-attention", 4)
     cleaned = run([sys.executable, "-m", "course.clean"], course["env"])
     assert "backed up the gradebook" in cleaned and not (course["root"] / "autograded").exists()
-    run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--regrade", "--student", "perfect"], course["env"])
+    run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--regrade", "--student", "perfect", "--student", "blank"],
+        course["env"])
     run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force"), course["env"])
     summary = run([sys.executable, "-m", "course.grading.final_grades"], course["env"])
     with (course["root"] / "grades" / "final_grades.csv").open() as f:
