@@ -27,9 +27,10 @@ FINAL_CSV = "final_grades.csv"
 
 def assignment_grades(assignment: str) -> dict[str, tuple[float, float, int]]:
     """student -> (points, maximum, written answers not graded yet) in `assignment`, with fresh feedback."""
-    records, hand = merge(assignment, list(students(assignment)))
+    # nbgrader's --force empties each feedback folder: its HTML first, then our feedback.md beside it.
     subprocess.run(nbgrader_command("generate_feedback", assignment, "--force"), cwd=paths.ROOT, env=grading_env(),
                    check=True, capture_output=True)
+    records, hand = merge(assignment, list(students(assignment)))
     grades = {}
     for record in records:
         answers = hand.get(record["student"], {})
