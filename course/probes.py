@@ -51,16 +51,6 @@ def quiet() -> Iterator[io.StringIO]:
         yield sink
 
 
-def run_one(assignment: str, check_id: str, ns: dict) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """(outputs, None) if the probe ran, (None, 'ErrorType: message') if the student's code raised."""
-    probes = load_probes(assignment)
-    with quiet():
-        try:
-            return probes.run_probe(check_id, ns), None
-        except Exception as error:  # student code may raise anything
-            return None, f"{type(error).__name__}: {error}"
-
-
 def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tuple[str, str]]:
     """The code a probe needs, as (cell id, source) in notebook order.
 
