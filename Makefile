@@ -2,7 +2,9 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-ASSIGNMENT ?= transformer_fundamentals
+# Every target runs for every assignment of the course (each a folder of assignments/),
+# or for one: make autograde ASSIGNMENT=transformer_fundamentals
+ASSIGNMENT ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -34,23 +36,22 @@ $(STAMP): requirements.txt
 
 all: release samples autograde report ## the main job: release, grade the sample class, write grades and report
 
-source: $(STAMP) ## rebuild source/ notebooks from authoring/
-	$(PY) -m course.build_source
+source: $(STAMP) ## rebuild source/<assignment>/ from assignments/<assignment>/ (notebook.py, shipped files, data)
+	$(PY) -m course.build_source $(ASSIGNMENT)
 
 reference: $(STAMP) ## rebuild the checks' reference data from the instructor solution
 	$(PY) -m course.reference $(ASSIGNMENT)
 
 release: $(STAMP) ## generate release/ from source/ with nbgrader (and record it in the gradebook)
 	@mkdir -p $(COURSE_BUILD_DIR)
-	$(PY) -m course.grading.gradebook release
-	$(VENV)/bin/nbgrader generate_assignment $(ASSIGNMENT) --force --log-level=WARN
+	$(PY) -m course.release $(ASSIGNMENT)
 
 samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partly wrong) in submitted/
 	$(PY) -m course.samples $(ASSIGNMENT)
 
 STUDENT ?= blank
 bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and without the sandbox (after make samples)
-	$(PY) scripts/benchmark_sandbox.py $(STUDENT)
+	$(PY) scripts/benchmark_sandbox.py $(STUDENT) $(ASSIGNMENT)
 
 sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
@@ -58,24 +59,24 @@ sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandboxed probe, judge, nbgrader
 	$(PY) -m course.grading.batch $(ASSIGNMENT)
 
-report: $(STAMP) ## print the grades report
-	@cat grades/$(ASSIGNMENT)/report.md
+report: $(STAMP) ## print the grades report of each assignment
+	@cat grades/$(or $(ASSIGNMENT),*)/report.md
 
 grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrader -> grades/final_grades.csv, feedback again
-	$(PY) -m course.grading.final_grades
+	$(PY) -m course.grading.final_grades $(ASSIGNMENT)
 
 formgrader: $(STAMP) ## start nbgrader's formgrader on 127.0.0.1:8888 to grade written answers by hand (Ctrl-C stops it)
 	$(VENV)/bin/jupyter server --ServerApp.root_dir=$(CURDIR) --ServerApp.ip=127.0.0.1 --ServerApp.port=8888 \
 	  --ServerApp.open_browser=False --ServerApp.default_url=/formgrader --allow-root
 
 grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
-	$(PY) tests/grader_accuracy/report.py
+	$(PY) -m course.grader_accuracy $(ASSIGNMENT)
 
 bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds per graded submission
-	$(PY) scripts/benchmark.py
+	$(PY) scripts/benchmark.py $(ASSIGNMENT)
 
 test: $(STAMP) sandbox-tools ## run every test of the repository
-	$(PY) -m pytest tests -q
+	$(PY) -m pytest -q
 
 clean: $(STAMP) ## remove build/, autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)
 	$(PY) -m course.clean

@@ -7,26 +7,55 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # nbgrader's course directory (source/ release/ submitted/ autograded/ feedback/)
-# and the build area (gradebook, records, scratch). Tests point both elsewhere.
+# and the build area (records, scratch). Tests point both elsewhere.
 COURSE = Path(os.environ.get("COURSE_DIR", ROOT))
 BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "build"))
+# Each assignment is a folder here (see README, "An assignment is a folder"). Tests use a fixture's.
+ASSIGNMENTS_DIR = Path(os.environ.get("COURSE_ASSIGNMENTS_DIR", ROOT / "assignments"))
+AUTHORING_FILE = "notebook.py"
+# The files every release carries beside the notebook, from the machinery (course/student_files/).
+STUDENT_FILES = ROOT / "course" / "student_files"
 # The gradebook (hand grades included) lives in the course directory, as nbgrader's default does, outside
-# build/: `make clean` keeps it; only `make clean-gradebook` removes it, after a backup.
+# build/: `make clean` keeps it.
 GRADEBOOK = COURSE / "gradebook.db"
 GRADEBOOK_URL = f"sqlite:///{GRADEBOOK}"
 EXCHANGE = BUILD / "exchange"  # unused (no nbgrader exchange), but formgrader wants one to exist
 COURSE_ID = "transformers"
 # Files that never belong in a release or a graded copy (nbgrader's CourseDirectory.ignore).
 IGNORED_FILES = (".ipynb_checkpoints", "*.pyc", "__pycache__", "submission_log.json")
-ASSIGNMENTS = ("transformer_fundamentals",)
+
+
+def assignments() -> tuple[str, ...]:
+    """The course's assignments: the folders of ASSIGNMENTS_DIR that hold an authoring file, by name."""
+    return tuple(sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob(f"*/{AUTHORING_FILE}")))
+
+
+def assignment_dir(assignment: str) -> Path:
+    """Everything specific to one assignment: notebook.py, probes.py, visible_probes.py, checks.py,
+    reference.npz, corpus.py, data/ (and its build script), tests/."""
+    return ASSIGNMENTS_DIR / assignment
 
 
 def authoring_file(assignment: str) -> Path:
-    return ROOT / "authoring" / f"{assignment}.nb"
+    return assignment_dir(assignment) / AUTHORING_FILE
+
+
+def probes_file(assignment: str) -> Path:
+    """The hidden probes: instructor-only, run by the grader on its own inputs."""
+    return assignment_dir(assignment) / "probes.py"
+
+
+def visible_probes_file(assignment: str) -> Path:
+    """The probes of the visible inputs, shipped with the release: submission_log.json records them."""
+    return assignment_dir(assignment) / "visible_probes.py"
+
+
+def reference_file(assignment: str) -> Path:
+    return assignment_dir(assignment) / "reference.npz"
 
 
 def source_dir(assignment: str) -> Path:
-    return ROOT / "source" / assignment
+    return COURSE / "source" / assignment
 
 
 def source_notebook(assignment: str) -> Path:
@@ -54,11 +83,10 @@ def record_file(assignment: str, student: str) -> Path:
     return BUILD / "results" / assignment / f"{student}.json"
 
 
-def probes_file(assignment: str) -> Path:
-    """The assignment's probe module, shipped to students with the release."""
-    (path,) = source_dir(assignment).glob("*_probes.py")
-    return path
-
-
-def reference_file(assignment: str) -> Path:
-    return ROOT / "course" / "checks" / f"{assignment}.npz"
+def select_assignments(names: list[str]) -> tuple[str, ...]:
+    """The assignments a command was given (all of them if none); exits with a message on an unknown name."""
+    known = assignments()
+    if unknown := [name for name in names if name not in known]:
+        raise SystemExit(f"unknown assignment {', '.join(unknown)}; the course has {', '.join(known) or 'none'} "
+                         f"(folders of {ASSIGNMENTS_DIR} with a {AUTHORING_FILE})")
+    return tuple(names) or known

@@ -1,7 +1,11 @@
-"""Load an assignment's probe module and run it on a notebook's code.
+"""Run a notebook's code and an assignment's probes on it, each step bounded and quiet.
 
-The probe module ships with the release (students call it from the notebook's
-last cell), but grading always loads the instructor's copy from source/.
+An assignment has two probe modules, each a registry `PROBES` of
+{name: probe(namespace) -> dict of arrays}: probes.py (hidden, instructor-only:
+the checks' evidence) and visible_probes.py (shipped: the visible inputs that
+submission_log.json records). Both run in the grading sandbox
+(course.grading.probe), and here for the instructor's reference data and the
+grader-accuracy corpus.
 """
 
 from __future__ import annotations
@@ -9,13 +13,11 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import importlib.util
 import io
 import os
 import signal
 import warnings
 from collections.abc import Callable, Collection, Iterator
-from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -24,22 +26,19 @@ import numpy as np
 
 from course import paths
 from course.grading.repair import repair
+from course.parts import load_module
 
 SKIPPED = "Skipped: it stopped the process that ran it in an earlier attempt"
 
 
-@cache
-def load_module(path: Path) -> ModuleType:
-    """A probe module loaded from `path`, under a private module name."""
-    spec = importlib.util.spec_from_file_location(f"_course_probes_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def load_probes(assignment: str) -> ModuleType:
-    """The instructor's probe module of `assignment`."""
+    """The hidden probe module of `assignment` (instructor-only)."""
     return load_module(paths.probes_file(assignment))
+
+
+def load_visible_probes(assignment: str) -> ModuleType:
+    """The visible probe module of `assignment` (shipped with the release)."""
+    return load_module(paths.visible_probes_file(assignment))
 
 
 @contextlib.contextmanager
@@ -145,3 +144,14 @@ def execute_program(program: list[tuple[str, str]], workdir: Path, **options) ->
     finally:
         os.chdir(previous)
     return ns, errors
+
+
+def run_probes(module: ModuleType, ns: dict, prefix: str = "",
+               **options) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
+    """Every probe of `module` on the namespace `ns`: (outputs by step id, error by step id).
+
+    A probe's step id is `prefix` + its name. `options` are run_steps's (a time limit per probe,
+    step ids to skip, a call before each).
+    """
+    steps = {prefix + name: functools.partial(probe, ns) for name, probe in module.PROBES.items()}
+    return run_steps(steps, **options)

@@ -1,9 +1,9 @@
 """Build an assignment's reference data: the instructor solution's probe outputs.
 
-    python -m course.reference transformer_fundamentals
+    python -m course.reference [ASSIGNMENT ...]      (default: every assignment)
 
-writes course/checks/<assignment>.npz. tests/test_reference.py checks that
-the committed file matches a fresh run of the solution.
+writes assignments/<assignment>/reference.npz. tests/test_assignments.py
+checks that the committed file matches a fresh run of the solution.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import nbformat
 import numpy as np
 
 from course import paths
-from course.probes import execute_program, graded_program, load_probes, quiet
+from course.probes import execute_program, graded_program, load_probes, run_probes
 
 
 def solution_outputs(assignment: str) -> dict[str, np.ndarray]:
@@ -24,8 +24,7 @@ def solution_outputs(assignment: str) -> dict[str, np.ndarray]:
     ns, errors = execute_program(graded_program(assignment, source), paths.source_dir(assignment))
     if errors:
         raise RuntimeError(f"the instructor solution failed to run: {errors}")
-    with quiet():
-        outputs, probe_errors = load_probes(assignment).run_all(ns)
+    outputs, probe_errors = run_probes(load_probes(assignment), ns)
     if probe_errors:
         raise RuntimeError(f"probes failed on the instructor solution: {probe_errors}")
     return {f"{check_id}/{key}": value for check_id, data in outputs.items() for key, value in data.items()}
@@ -39,11 +38,11 @@ def to_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
-    args = parser.parse_args()
-    arrays = solution_outputs(args.assignment)
-    paths.reference_file(args.assignment).write_bytes(to_bytes(arrays))
-    print(f"wrote {len(arrays)} reference arrays to {paths.reference_file(args.assignment).relative_to(paths.ROOT)}")
+    parser.add_argument("assignments", nargs="*", help="default: all")
+    for assignment in paths.select_assignments(parser.parse_args().assignments):
+        arrays = solution_outputs(assignment)
+        paths.reference_file(assignment).write_bytes(to_bytes(arrays))
+        print(f"wrote {len(arrays)} reference arrays to {paths.reference_file(assignment)}")
 
 
 if __name__ == "__main__":

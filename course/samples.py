@@ -1,6 +1,6 @@
 """Sample submissions, generated from the notebooks (never hand-edited copies).
 
-    python -m course.samples transformer_fundamentals
+    python -m course.samples [ASSIGNMENT ...]      (default: every assignment)
 
 writes submitted/<sample>/<assignment>/ as a student would hand it in: the
 release folder with the notebook filled in and run top to bottom, so that its
@@ -8,11 +8,11 @@ last cell wrote submission_log.json.
 
 - perfect: every answer cell holds the instructor solution;
 - blank:   the release as it is;
-- partial: the solution with a few classic bugs (SAMPLE_BUGS), each of which
-  must cost exactly the points of its own check.
+- partial: the solution with a few classic bugs (SAMPLE_BUGS of the assignment's
+  corpus.py), each of which must cost exactly the points of its own check.
 
-`Edit` is also how the mutant and alternative corpora of tests/grader_accuracy
-change the solution.
+`Edit` is also how the mutants and alternatives of each corpus.py change the
+solution (course.grader_accuracy).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from nbclient import NotebookClient
 
 from course import paths
 from course.grading import limits
+from course.parts import part
 
 
 @dataclass(frozen=True)
@@ -59,25 +60,8 @@ def apply_edits(nb: nbformat.NotebookNode, edits) -> nbformat.NotebookNode:
     return nb
 
 
-# The partly wrong sample: classic bugs in four independent pieces, each with
-# the check it must fail (tests/grader_accuracy has the full corpus).
-SAMPLE_BUGS: dict[str, tuple[tuple[Edit, str], ...]] = {
-    "transformer_fundamentals": (
-        (Edit("clean_text_keeps_punctuation", "answer-tokenizer",
-              (('return " ".join(re.findall(r"[^\\W_]+(?:\'[^\\W_]+)*", text.lower()))',
-                'return " ".join(text.lower().split())'),),
-              "clean_text keeps punctuation attached to words"), "tokenizer_clean_text"),
-        (Edit("attention_unscaled", "answer-attention",
-              (("scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)", "scores = Q @ K.transpose(-2, -1)"),),
-              "attention scores are not scaled by sqrt(d_k)"), "attention_values"),
-        (Edit("layer_norm_unbiased_variance", "answer-layer-norm",
-              (("var = x.var(dim=-1, keepdim=True, unbiased=False)", "var = x.var(dim=-1, keepdim=True)"),),
-              "layer norm uses the unbiased variance"), "layer_norm"),
-        (Edit("pooling_includes_padding", "answer-mini-transformer",
-              (("pooled = (x * real).sum(dim=1) / real.sum(dim=1).clamp(min=1.0)", "pooled = x.mean(dim=1)"),),
-              "pooling averages over padding tokens too"), "mini_transformer"),
-    ),
-}
+
+
 SAMPLE_ANSWER = "(Sample answer written by the course's sample generator; graded by hand.)"
 SAMPLES = ("perfect", "blank", "partial")
 
@@ -98,7 +82,7 @@ def sample_notebook(assignment: str, sample: str) -> nbformat.NotebookNode:
             continue
         cell.source = solution[meta["grade_id"]].source if cell.cell_type == "code" else SAMPLE_ANSWER
     if sample == "partial":
-        apply_edits(nb, [edit for edit, _ in SAMPLE_BUGS[assignment]])
+        apply_edits(nb, [edit for edit, _ in part(assignment, "corpus").SAMPLE_BUGS])
     return nb
 
 
@@ -124,22 +108,26 @@ def write_sample(assignment: str, sample: str, submitted_root: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("assignments", nargs="*", help="default: all")
     parser.add_argument("--into", type=Path, default=paths.COURSE / "submitted", help="the submitted/ folder")
     parser.add_argument("--samples", nargs="+", choices=SAMPLES, default=SAMPLES)
     parser.add_argument("--jobs", type=int, default=limits.default_jobs(), help="notebooks run at once")
     args = parser.parse_args()
-    if len(args.samples) == 1 or args.jobs == 1:
-        for sample in args.samples:
-            write_sample(args.assignment, sample, args.into)
+    runs = [(assignment, sample) for assignment in paths.select_assignments(args.assignments) for sample in args.samples]
+    if len(runs) == 1 or args.jobs == 1:
+        for assignment, sample in runs:
+            write_sample(assignment, sample, args.into)
         return
-    # One process per sample, each kernel with its share of the cores.
+    # One process per notebook, each kernel with its share of the cores.
     env = {**os.environ, **limits.thread_env(args.jobs)}
-    command = [sys.executable, "-m", "course.samples", args.assignment, "--into", str(args.into), "--jobs", "1",
-               "--samples"]
+
+    def run(assignment: str, sample: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "course.samples", assignment, "--into", str(args.into),
+                               "--jobs", "1", "--samples", sample], env=env)
+
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(lambda sample: subprocess.run([*command, sample], env=env), args.samples))
-    if any(run.returncode for run in runs):
+        results = list(pool.map(lambda job: run(*job), runs))
+    if any(result.returncode for result in results):
         sys.exit("a sample notebook could not be written")
 
 

@@ -1,12 +1,14 @@
-"""Print the assignment's figures: notebook run time, training time, accuracy vs baseline, grading time.
+"""Print each assignment's figures: notebook run time, its own figures, seconds per graded submission.
 
-    make bench        (runs the instructor solution once; reads grading times from `make all`'s records)
+    make bench [ASSIGNMENT=name]   (runs each instructor solution once; reads grading times from `make all`'s records)
+
+An assignment's own figures (training time, accuracy vs a baseline, ...) come from
+`figures(executed_notebook) -> list[str]` in its folder's benchmark.py, if it has one.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import sys
 import tempfile
@@ -16,37 +18,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
+from course.parts import part  # noqa: E402
 from course.samples import run_notebook, sample_notebook  # noqa: E402
 
-ASSIGNMENT = "transformer_fundamentals"
 
-
-def cell_text(nb, cell_id: str) -> str:
-    """The stdout of one cell of an executed notebook."""
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == cell_id)
-    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-
-
-def main() -> None:
+def bench(assignment: str) -> None:
+    print(f"# {assignment}")
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / ASSIGNMENT
-        shutil.copytree(paths.release_dir(ASSIGNMENT), folder)
+        folder = Path(tmp) / assignment
+        shutil.copytree(paths.release_dir(assignment), folder)
         start = time.perf_counter()
-        nb = run_notebook(sample_notebook(ASSIGNMENT, "perfect"), folder)
+        nb = run_notebook(sample_notebook(assignment, "perfect"), folder)
         notebook_seconds = time.perf_counter() - start
-    trained = re.search(r"Trained in (\d+) s: val acc ([\d.]+), test acc ([\d.]+)", cell_text(nb, "demo-train"))
-    baseline = re.search(r"TF-IDF \+ logistic regression\s+([\d.]+)\s+([\d.]+)", cell_text(nb, "demo-baseline"))
     print(f"instructor notebook, Restart & Run All: {notebook_seconds:.0f} s (kernel start included)")
-    print(f"training (4 epochs): {trained[1]} s")
-    print(f"MiniTransformer: val acc {trained[2]}, test acc {trained[3]}")
-    print(f"TF-IDF + logistic regression: val acc {baseline[1]}, test acc {baseline[2]}")
-    records = sorted((paths.BUILD / "results" / ASSIGNMENT).glob("*.json"))
+    if (paths.assignment_dir(assignment) / "benchmark.py").exists():
+        print("\n".join(part(assignment, "benchmark").figures(nb)))
+    records = sorted((paths.BUILD / "results" / assignment).glob("*.json"))
     if not records:
         print("no grading records yet: run `make all` for seconds per graded submission")
     for path in records:
         record = json.loads(path.read_text())
         steps = ", ".join(f"{step} {seconds:.1f}" for step, seconds in record["seconds"].items())
         print(f"graded {record['student']}: {sum(record['seconds'].values()):.1f} s ({steps})")
+
+
+def main() -> None:
+    for assignment in paths.select_assignments(sys.argv[1:]):
+        bench(assignment)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Print what the sandbox costs: seconds per grading step of one submission, with and without bubblewrap.
 
-    make bench-sandbox [STUDENT=blank]     (after `make samples`)
+    make bench-sandbox [STUDENT=blank] [ASSIGNMENT=name]     (after `make samples`; default: the first assignment)
 
 Each mode grades the same submission in a scratch course directory (its own
 gradebook, release and build folder), so the course's own records are not touched.
@@ -20,26 +20,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from course import paths  # noqa: E402
 from course.grading.grade_one import grading_env, nbgrader_command  # noqa: E402
 
-ASSIGNMENT = "transformer_fundamentals"
 
-
-def grade(student: str, mode: str) -> dict[str, float]:
+def grade(assignment: str, student: str, mode: str) -> dict[str, float]:
     """Grading seconds per step for one submission, with COURSE_SANDBOX=mode."""
     with tempfile.TemporaryDirectory() as root:
         env = {**grading_env(), "COURSE_DIR": root, "COURSE_BUILD_DIR": f"{root}/build", "COURSE_SANDBOX": mode}
-        shutil.copytree(paths.source_dir(ASSIGNMENT), Path(root) / "source" / ASSIGNMENT)
-        shutil.copytree(paths.submission_dir(student, ASSIGNMENT), Path(root) / "submitted" / student / ASSIGNMENT)
-        subprocess.run(nbgrader_command("generate_assignment", ASSIGNMENT, "--force"), cwd=paths.ROOT, env=env, check=True)
-        subprocess.run([sys.executable, "-m", "course.grading.grade_one", ASSIGNMENT, student], cwd=paths.ROOT,
+        shutil.copytree(paths.source_dir(assignment), Path(root) / "source" / assignment)
+        shutil.copytree(paths.submission_dir(student, assignment), Path(root) / "submitted" / student / assignment)
+        subprocess.run(nbgrader_command("generate_assignment", assignment, "--force"), cwd=paths.ROOT, env=env, check=True)
+        subprocess.run([sys.executable, "-m", "course.grading.grade_one", assignment, student], cwd=paths.ROOT,
                        env=env, check=True, stdout=subprocess.DEVNULL)
-        return json.loads((Path(root) / "build" / "results" / ASSIGNMENT / f"{student}.json").read_text())["seconds"]
+        return json.loads((Path(root) / "build" / "results" / assignment / f"{student}.json").read_text())["seconds"]
 
 
 def main() -> None:
     student = sys.argv[1] if len(sys.argv) > 1 else "blank"
-    if not paths.submission_dir(student, ASSIGNMENT).exists():
-        sys.exit(f"no submission {student!r}: run `make samples` first")
-    plain, jailed = grade(student, "none"), grade(student, "bwrap")
+    assignment = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else paths.assignments()[0]
+    if not paths.submission_dir(student, assignment).exists():
+        sys.exit(f"no submission {student!r} of {assignment}: run `make samples` first")
+    plain, jailed = grade(assignment, student, "none"), grade(assignment, student, "bwrap")
     for step in plain:
         print(f"{step:>9}: {plain[step]:6.1f} s without sandbox, {jailed[step]:6.1f} s with it "
               f"({jailed[step] - plain[step]:+.1f} s)")

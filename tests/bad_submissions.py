@@ -25,13 +25,14 @@ import nbformat
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from course import paths  # noqa: E402
-from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook  # noqa: E402
+from course.parts import part  # noqa: E402
+from course.samples import apply_edits, sample_notebook  # noqa: E402
 
 ASSIGNMENT = "transformer_fundamentals"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 DOC = paths.ROOT / "docs" / "bad_submissions.md"
 QUICK_POINTS = 44  # every check but train_transformer (6 points)
-ATTENTION_UNSCALED = next(edit for edit, check in SAMPLE_BUGS[ASSIGNMENT] if check == "attention_values")
+ATTENTION_UNSCALED = next(edit for edit, check in part(ASSIGNMENT, "corpus").SAMPLE_BUGS if check == "attention_values")
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def quick() -> nbformat.NotebookNode:
 
 def hand_in(folder: Path, nb: nbformat.NotebookNode) -> None:
     """Write `nb` into `folder` beside the release's other files, as a student hands it in."""
-    shutil.copytree(paths.ROOT / "release" / ASSIGNMENT, folder, dirs_exist_ok=True)
+    shutil.copytree(paths.release_dir(ASSIGNMENT), folder, dirs_exist_ok=True)
     nbformat.write(nb, folder / NOTEBOOK)
 
 
@@ -146,7 +147,7 @@ def snoop_targets(course: Path) -> dict[str, str]:
     """Files outside the snooper's folder, in the course directory `course`."""
     return {"read_solution": str(course / "source" / ASSIGNMENT / NOTEBOOK),
             "read_reference": str(paths.reference_file(ASSIGNMENT)),
-            "read_verdicts": str(paths.ROOT / "course" / "checks" / f"{ASSIGNMENT}.py"),
+            "read_verdicts": str(paths.assignment_dir(ASSIGNMENT) / "checks.py"),
             "read_other_student": str(course / "submitted" / "perfect" / ASSIGNMENT / NOTEBOOK),
             "write_other_student": str(course / "submitted" / "perfect" / ASSIGNMENT / "submission_log.json"),
             "write_gradebook": str(course / "gradebook.db")}
@@ -182,15 +183,15 @@ def write_link_attacker(folder: Path) -> None:
 
 
 def write_extra_files(folder: Path) -> None:
-    """QUICK beside a fake `course` package whose judge passes everything, and a doctored probe module."""
+    """QUICK beside a fake `course` package whose judge passes everything, and doctored probe and log modules."""
     hand_in(folder, quick())
     fake = folder / "course" / "grading"
     fake.mkdir(parents=True)
     (folder / "course" / "__init__.py").write_text("")
     (fake / "__init__.py").write_text("")
     (fake / "judge.py").write_text("def judge(*args, **kwargs):\n    return {'checks': {}, 'log': []}\n")
-    probes = folder / "transformer_probes.py"
-    probes.write_text(probes.read_text() + "\ndef run_probe(check_id, ns):\n    return {}\n")
+    for name in ("visible_probes.py", "submission_log.py"):
+        (folder / name).write_text((folder / name).read_text() + "\nPROBES = {}\n")
     (folder / "notes.txt").write_text("scratch notes\n" * 1000)
 
 
@@ -297,7 +298,7 @@ CASES = (
     Case("stripped_metadata", "nbgrader metadata stripped", "QUICK with every cell's nbgrader metadata removed",
          write_stripped, "ok", QUICK_POINTS, flags=("cells-restored",), told=("restored from the release",)),
     Case("extra_files", "extra files", "QUICK beside a fake `course` package whose judge passes everything, "
-         "a doctored transformer_probes.py and a notes file", write_extra_files, "ok", QUICK_POINTS),
+         "doctored visible_probes.py and submission_log.py, and a notes file", write_extra_files, "ok", QUICK_POINTS),
 )
 
 

@@ -1,32 +1,11 @@
-"""Verdicts: each sample bug costs exactly its own check, with a message that names the mistake."""
+"""Verdicts: a check passes only if every expectation holds, and its message never shows the reference."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from course.checks import Check, Expect, checks_for, judge
-from course.samples import SAMPLE_BUGS, sample_notebook
-from grader_accuracy.report import failed_checks
-from helpers import ASSIGNMENT
-
-
-def test_partial_sample_fails_exactly_the_checks_of_its_bugs():
-    failed = failed_checks(sample_notebook(ASSIGNMENT, "partial"))
-    assert set(failed) == {check for _, check in SAMPLE_BUGS[ASSIGNMENT]}
-
-
-def test_blank_release_fails_every_check_with_not_implemented():
-    failed = failed_checks(sample_notebook(ASSIGNMENT, "blank"))
-    assert set(failed) == set(checks_for(ASSIGNMENT))
-    assert all("NotImplementedError" in m or "is not defined" in m for m in failed.values()), failed
-
-
-def test_messages_name_the_likely_mistake():
-    failed = failed_checks(sample_notebook(ASSIGNMENT, "partial"))
-    assert "sqrt(d_k)" in failed["attention_values"]
-    assert "biased variance" in failed["layer_norm"]
-    assert "padding" in failed["mini_transformer"].lower()
+from course.checks import Check, Expect, judge
 
 
 CHECK = Check("demo", "demo piece", (Expect("x", "hint about x"), Expect("y", "y must equal x", same_as="x")))

@@ -29,8 +29,8 @@ from course import paths
 from course.grading.batch import STATUS_MEANING
 from course.grading.grade_one import grading_env, nbgrader_command, submission_hash
 from course.grading.nbgrader_hooks import REFUSAL
-from course.samples import SAMPLE_BUGS, apply_edits, sample_notebook
-from grader_accuracy.alternatives import ALTERNATIVES
+from course.parts import part
+from course.samples import apply_edits, sample_notebook
 from helpers import ASSIGNMENT
 
 FULL = 50
@@ -74,7 +74,7 @@ def records_in(build: Path) -> dict[str, dict]:
 def write_alternatives_student(folder: Path) -> None:
     """A submission made of the first correct alternative of each answer cell (not run: no log)."""
     first_per_cell = {}
-    for alternative in ALTERNATIVES:
+    for alternative in part(ASSIGNMENT, "corpus").ALTERNATIVES:
         first_per_cell.setdefault(alternative.cell, alternative)
     hand_in(folder, apply_edits(sample_notebook(ASSIGNMENT, "perfect"), first_per_cell.values()))
 
@@ -99,7 +99,7 @@ def test_blank_release_gets_zero_in_the_judge_and_the_gradebook(course):
 
 def test_partial_submission_loses_exactly_the_points_of_its_bugs(course):
     record = course["records"]["partial"]
-    broken = {check for _, check in SAMPLE_BUGS[ASSIGNMENT]}
+    broken = {check for _, check in part(ASSIGNMENT, "corpus").SAMPLE_BUGS}
     lost = {c for c, p in record["points"].items() if p < record["max_points"][c]}
     assert lost == broken and record["gradebook"] == record["points"]
     assert totals(record) == (FULL - sum(record["max_points"][c] for c in broken),) * 2

@@ -15,7 +15,7 @@ from course.grading.grade_one import grading_env, probe_command
 from helpers import ASSIGNMENT
 
 pytestmark = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed (make sandbox-tools)")
-RELEASE_NOTEBOOK = paths.ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+RELEASE_NOTEBOOK = paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"
 
 
 SECRET = {"COURSE_TEST_SECRET": "s3cret", "JUPYTERHUB_API_TOKEN": "hub-token"}  # in the grader's environment
@@ -37,7 +37,7 @@ def test_student_code_cannot_read_secrets_or_reach_the_network(tmp_path):
     secrets = {
         "solution": paths.source_notebook(ASSIGNMENT),
         "reference": paths.reference_file(ASSIGNMENT),
-        "verdicts": paths.ROOT / "course" / "checks" / f"{ASSIGNMENT}.py",
+        "verdicts": paths.assignment_dir(ASSIGNMENT) / "checks.py",
         "judge_data_folder": paths.BUILD,
         "gradebook": paths.GRADEBOOK,
     }

@@ -1,6 +1,6 @@
 """Grade a class: one grading step per submission, then one merge.
 
-    python -m course.grading.batch ASSIGNMENT [--regrade] [--jobs N]
+    python -m course.grading.batch [ASSIGNMENT ...] [--regrade] [--student S ...] [--jobs N]   (default: every assignment)
 
 Each submission in submitted/ is graded in its own child process
 (course.grading.grade_one), so one submission cannot take the batch down;
@@ -211,7 +211,7 @@ def report_text(assignment: str, records: list[dict], check_ids: list[str]) -> s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("assignments", nargs="*", help="default: all")
     parser.add_argument("--regrade", action="store_true", help="grade every submission again, even if unchanged")
     parser.add_argument("--student", action="append", help="grade only this student (repeatable)")
     parser.add_argument("--jobs", type=int, default=limits.default_jobs(),
@@ -226,24 +226,30 @@ def main() -> None:
                  "set COURSE_SANDBOX=none to grade without isolation.")
     sandbox.remove_stale_cgroups()
     gradebook.backup("autograde")
-    names = students(args.assignment)
+    for assignment in paths.select_assignments(args.assignments):
+        grade_assignment(assignment, args.student, args.regrade, args.jobs)
+
+
+def grade_assignment(assignment: str, only: list[str] | None, regrade: bool, jobs: int) -> None:
+    """Grade the submissions of one assignment that need it (or `only` these students), then merge."""
+    names = students(assignment)
     to_grade = []
     for student, folder_name in names.items():
-        if args.student and student not in args.student:
+        if only and student not in only:
             continue
         if student != folder_name:
-            invalid_name_record(args.assignment, student, folder_name)
-            print(f"{student}: not a valid student id, recorded as invalid")
-        elif not args.regrade and is_current(args.assignment, student):
-            print(f"{student}: already graded, unchanged")
+            invalid_name_record(assignment, student, folder_name)
+            print(f"{assignment}/{student}: not a valid student id, recorded as invalid")
+        elif not regrade and is_current(assignment, student):
+            print(f"{assignment}/{student}: already graded, unchanged")
         else:
             to_grade.append(student)
     try:
-        grade_all(args.assignment, to_grade, args.jobs)
+        grade_all(assignment, to_grade, jobs)
     except KeyboardInterrupt:
         sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
-    records, _ = merge(args.assignment, list(names))
-    print(f"merged {len(records)} records into {paths.grades_dir(args.assignment)}/grades.csv and report.md")
+    records, _ = merge(assignment, list(names))
+    print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/grades.csv and report.md")
 
 
 if __name__ == "__main__":

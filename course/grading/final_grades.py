@@ -64,14 +64,10 @@ def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignments", nargs="*", help=f"default: all ({', '.join(paths.ASSIGNMENTS)})")
-    args = parser.parse_args()
-    unknown = set(args.assignments) - set(paths.ASSIGNMENTS)
-    if unknown:
-        parser.error(f"unknown assignments: {', '.join(sorted(unknown))}")
-    args.assignments = args.assignments or list(paths.ASSIGNMENTS)
+    parser.add_argument("assignments", nargs="*", help="default: all")
+    assignments = paths.select_assignments(parser.parse_args().assignments)
     gradebook.backup("final-grades")
-    by_assignment = {assignment: assignment_grades(assignment) for assignment in args.assignments}
+    by_assignment = {assignment: assignment_grades(assignment) for assignment in assignments}
     pending_answers, pending_students = write_final_grades(by_assignment)
     print(f"wrote {paths.COURSE / 'grades' / FINAL_CSV}: {sum(len(g) for g in by_assignment.values())} graded "
           f"submissions of {len({s for g in by_assignment.values() for s in g})} students")

@@ -43,7 +43,7 @@ from course.grading import gradebook, limits, probe, sandbox, untrusted
 from course.grading.judge import grade_cells
 from course.grading.nbgrader_hooks import VERDICTS_VARIABLE
 from course.grading.repair import repair
-from course.probes import SKIPPED, graded_program
+from course.probes import SKIPPED, graded_program, load_visible_probes
 
 # "bwrap" (default): student code runs in bubblewrap. "none": the instructor chose to grade
 # without isolation on a machine that cannot run it; every record says so.
@@ -249,12 +249,11 @@ def set_status(record: Record, status: str) -> None:
 
 
 def probe_command(jail: Path, skip: list[str] = ()) -> list[str]:
-    """The probe of a prepared `jail` folder, in bubblewrap (where course/checks does not exist)."""
+    """The probe of a prepared `jail` folder, in bubblewrap: of the repository, only course/ (the machinery) exists."""
     command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
     if SANDBOX == "none":
         return command
-    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], hidden=[paths.ROOT / "course" / "checks"],
-                        setenv={"PYTHONPATH": str(paths.ROOT)})
+    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], setenv={"PYTHONPATH": str(paths.ROOT)})
 
 
 def probe_step(record: Record, folder: Path, jail: Path) -> bool:
@@ -269,7 +268,8 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
         record.flags.append("not-sandboxed")
     notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
     cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
-    known_steps = {*cells, *checks_for(record.assignment)}
+    known_steps = {*cells, *checks_for(record.assignment),
+                   *(probe.VISIBLE_PREFIX + name for name in load_visible_probes(record.assignment).PROBES)}
     skip: list[str] = []
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
@@ -289,7 +289,9 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
             record.messages.append(f"Your code, run on the grader's inputs, {reason}; no check could judge it.")
             return False
         skip.append(culprit)
-        what = f"cell {culprit}" if culprit in cells else f"the check {culprit}"
+        what = (f"cell {culprit}" if culprit in cells else
+                f"the submission log's probe {culprit.removeprefix(probe.VISIBLE_PREFIX)}"
+                if culprit.startswith(probe.VISIBLE_PREFIX) else f"the check {culprit}")
         record.messages.append(f"Your code, run on the grader's inputs, {reason} in {what}; it was left out "
                                "and the rest of your code was graded without it.")
     else:
@@ -349,7 +351,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("assignment", choices=paths.assignments())
     parser.add_argument("student")
     args = parser.parse_args()
     record = grade_one(args.assignment, args.student)

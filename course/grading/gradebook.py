@@ -86,9 +86,3 @@ def backup(reason: str, keep: int = 20) -> Path | None:
         old.unlink()
     return target
 
-
-if __name__ == "__main__":  # python -m course.grading.gradebook REASON: back up before a step that writes to it
-    import sys
-
-    made = backup(sys.argv[1])
-    print(f"backed up the gradebook to {made}" if made else "no gradebook yet: nothing to back up")

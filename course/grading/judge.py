@@ -3,9 +3,10 @@
     python -m course.grading.judge ASSIGNMENT SUBMISSION_FOLDER PROBE_FOLDER OUT.json
 
 reads the probe's data (outputs.npz, probe_report.json: written where student
-code ran, so read as untrusted files), applies each check's verdict against
-the instructor's reference data, cross-checks submission_log.json against the
-fresh outputs and the notebook's code, and writes plain data:
+code ran, so read as untrusted files), applies each check's verdict to the
+hidden probes' outputs against the instructor's reference data, cross-checks
+submission_log.json against the visible probes' fresh outputs and the
+notebook's code, and writes plain data:
 
     {"checks": {check_id: {"passed": bool, "points": int, "max_points": int, "message": str}},
      "log": [{"flag": str, "message": str}, ...]}
@@ -26,6 +27,7 @@ import numpy as np
 from course import paths
 from course.checks import checks_for, mismatch, verdict
 from course.grading import untrusted
+from course.grading.probe import VISIBLE_PREFIX
 from course.grading.submission_log import read_log
 
 LOG_TOLERANCE = 1e-4
@@ -70,16 +72,19 @@ def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict
 
 
 def log_problems(assignment: str, submission: Path, outputs: dict) -> list[dict[str, str]]:
-    """What is wrong with submission_log.json, each as a flag and a message for the student."""
+    """What is wrong with submission_log.json, each as a flag and a message for the student.
+
+    `outputs` are the visible probes' fresh outputs, by probe name: the log must hold the same.
+    """
     log, problem = read_log(submission, assignment)
     if problem:
         return [{"flag": "log-missing", "message": problem}]
     problems = []
     differing = []
-    for check_id, fresh in outputs.items():
-        logged = log["probes"].get(check_id)
+    for name, fresh in outputs.items():
+        logged = log["probes"].get(name)
         if not isinstance(logged, dict):
-            differing.append(f"{check_id} (missing from the log)")
+            differing.append(f"{name} (missing from the log)")
             continue
         for key, value in fresh.items():
             try:
@@ -87,7 +92,7 @@ def log_problems(assignment: str, submission: Path, outputs: dict) -> list[dict[
             except (TypeError, ValueError):  # a hand-edited log with values of another kind
                 differs = True
             if differs:
-                differing.append(f"{check_id}/{key}")
+                differing.append(f"{name}/{key}")
     if differing:
         problems.append({"flag": "log-differs-from-code", "message":
                          "submission_log.json does not match what the submitted code computes "
@@ -112,12 +117,13 @@ def _normalised(text: str) -> str:
 def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
     """The judge's plain-data result for one submission (see the module docstring)."""
     outputs, errors = read_probe_data(probe_dir)
-    return {"checks": judge_checks(assignment, outputs, errors), "log": log_problems(assignment, submission, outputs)}
+    visible = {name.removeprefix(VISIBLE_PREFIX): data for name, data in outputs.items() if name.startswith(VISIBLE_PREFIX)}
+    return {"checks": judge_checks(assignment, outputs, errors), "log": log_problems(assignment, submission, visible)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=paths.ASSIGNMENTS)
+    parser.add_argument("assignment", choices=paths.assignments())
     parser.add_argument("submission", type=Path, help="the student's submitted folder")
     parser.add_argument("probe_dir", type=Path, help="the probe step's folder (outputs.npz, probe_report.json)")
     parser.add_argument("out", type=Path, help="where to write the result (JSON)")

@@ -2,21 +2,22 @@
 
 The grader prepares a folder outside the sandbox (`prepare`): the program to
 run (the instructor's given definition cells and the student's answer
-cells, in notebook order) and a copy of the instructor's probe module. Then,
-inside the sandbox, where source/ and the checks do not exist:
+cells, in notebook order) and copies of the assignment's two probe modules
+(hidden and visible, course.probes). Then, inside the sandbox, where the
+course's assignments, source/ and reference data do not exist:
 
-    python -m course.grading.probe FOLDER [--skip CELL_OR_CHECK ...]
+    python -m course.grading.probe FOLDER [--skip STEP ...]
 
 runs the program and every probe, each under the per-cell time limit, and
-writes FOLDER/outputs.npz (arrays keyed 'check_id/output') and
-FOLDER/probe_report.json (errors by cell and probe).
+writes FOLDER/outputs.npz (arrays keyed 'check_id/output' for the hidden
+probes, 'visible:probe/output' for the visible ones, which the judge compares
+with submission_log.json) and FOLDER/probe_report.json (errors by cell and probe).
 The judge reads those files in a process the student's code never ran in.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import shutil
 from collections.abc import Collection
@@ -28,10 +29,14 @@ import numpy as np
 from course import paths
 from course.grading import limits, untrusted
 from course.grading.sandbox import forbid_fork
-from course.probes import execute_program, graded_program, load_module, run_steps
+from course.parts import load_module
+from course.probes import execute_program, graded_program, run_probes
 from course.reference import to_bytes
+from course.student_files.submission_log import to_numpy
 
-PROGRAM, PROBES, OUTPUTS, REPORT = "program.json", "probes.py", "outputs.npz", "probe_report.json"
+PROGRAM, OUTPUTS, REPORT = "program.json", "outputs.npz", "probe_report.json"
+HIDDEN, VISIBLE = "probes.py", "visible_probes.py"
+VISIBLE_PREFIX = "visible:"  # step ids and output keys of the visible probes
 PROGRESS = "progress.txt"  # the cell or probe now running
 
 
@@ -41,7 +46,8 @@ def prepare(assignment: str, notebook: Path, folder: Path) -> None:
     folder.mkdir(parents=True)
     program = graded_program(assignment, nbformat.read(notebook, as_version=4))
     (folder / PROGRAM).write_text(json.dumps(program))
-    shutil.copyfile(paths.probes_file(assignment), folder / PROBES)
+    shutil.copyfile(paths.probes_file(assignment), folder / HIDDEN)
+    shutil.copyfile(paths.visible_probes_file(assignment), folder / VISIBLE)
 
 
 def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
@@ -56,16 +62,21 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
     mark = progress.write_text
     program = [tuple(cell) for cell in json.loads((folder / PROGRAM).read_text())]
     ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
-    probes = load_module(folder / PROBES)
-    outputs, probe_errors = run_steps({check_id: functools.partial(probes.run_probe, check_id, ns)
-                                       for check_id in probes.PROBES},
-                                      limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
+    options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
+    outputs, probe_errors = run_probes(load_module(folder / HIDDEN), ns, **options)
+    visible_outputs, visible_errors = run_probes(load_module(folder / VISIBLE), ns, prefix=VISIBLE_PREFIX, **options)
+    outputs.update(visible_outputs)
+    probe_errors.update(visible_errors)
     progress.unlink()
     arrays = {}
-    for check_id, data in outputs.items():
-        values = {f"{check_id}/{key}": np.asarray(value) for key, value in data.items()}
+    for step_id, data in outputs.items():
+        try:
+            values = {f"{step_id}/{key}": to_numpy(value) for key, value in data.items()}
+        except Exception as error:  # e.g. ragged lists; (the probe's own values are plain)
+            probe_errors[step_id] = f"TypeError: the piece returned values that are not arrays ({error})"
+            continue
         if any(v.dtype == object for v in values.values()):  # would need pickle to load: refuse
-            probe_errors[check_id] = "TypeError: the piece returned values that are not numbers or text"
+            probe_errors[step_id] = "TypeError: the piece returned values that are not numbers or text"
         else:
             arrays.update(values)
     (folder / OUTPUTS).write_bytes(to_bytes(arrays))

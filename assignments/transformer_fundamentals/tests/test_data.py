@@ -1,6 +1,6 @@
-"""Specification of source/transformer_fundamentals/data/rotten_tomatoes.csv.
+"""Specification of data/rotten_tomatoes.csv of this assignment.
 
-The file is built by scripts/build_dataset.py. The duplicate-detection rule
+The file is built by build_data.py, beside it. The duplicate-detection rule
 (``dedup_key``) is imported from that script so it is defined in one place.
 """
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_FILE = REPO_ROOT / "source" / "transformer_fundamentals" / "data" / "rotten_tomatoes.csv"
-BUILD_SCRIPT = REPO_ROOT / "scripts" / "build_dataset.py"
+ASSIGNMENT_DIR = Path(__file__).resolve().parents[1]
+DATA_FILE = ASSIGNMENT_DIR / "data" / "rotten_tomatoes.csv"
+BUILD_SCRIPT = ASSIGNMENT_DIR / "build_data.py"
 
 EXPECTED_COLUMNS = ["text", "label", "split"]
 LABELS = {"0", "1"}  # 0 = rotten (negative), 1 = fresh (positive)
@@ -36,7 +36,7 @@ dedup_key = _load_build_script().dedup_key
 @pytest.fixture(scope="module")
 def table():
     """(header, rows) of the dataset file, rows as dicts."""
-    assert DATA_FILE.exists(), f"{DATA_FILE} is missing; run `python scripts/build_dataset.py`"
+    assert DATA_FILE.exists(), f"{DATA_FILE} is missing; run `python assignments/transformer_fundamentals/build_data.py`"
     with open(DATA_FILE, encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
         rows = list(reader)

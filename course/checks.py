@@ -10,13 +10,13 @@ Messages say what probably went wrong; they never show reference values.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from course import paths
+from course.parts import part
 
 
 @dataclass(frozen=True)
@@ -86,9 +86,8 @@ def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None
 
 @cache
 def checks_for(assignment: str) -> dict[str, Check]:
-    """The assignment's checks by id (from course.checks.<assignment>)."""
-    module = importlib.import_module(f"course.checks.{assignment}")
-    return {check.check_id: check for check in module.CHECKS}
+    """The assignment's checks by id (CHECKS of assignments/<assignment>/checks.py)."""
+    return {check.check_id: check for check in part(assignment, "checks").CHECKS}
 
 
 @cache

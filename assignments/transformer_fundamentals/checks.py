@@ -1,7 +1,7 @@
 """Checks of the Transformer Architecture Fundamentals assignment.
 
 One `Check` per hidden test cell of the notebook (same id). Each expectation
-names a probe output (see source/transformer_fundamentals/transformer_probes.py)
+names a probe output (see probes.py beside this file)
 and the mistake that most often breaks it; the first failing one is reported.
 """
 
@@ -12,8 +12,7 @@ PARAMS_HINT = "Create exactly the layers the instructions list, with the given a
 CHECKS = (
     Check("tokenizer_clean_text", "SimpleTokenizer.clean_text", (
         Expect("cleaned", "Lower-case; keep runs of letters/digits joined by inner apostrophes; drop everything "
-               "else (underscores, hyphens, edge apostrophes); join words with single spaces. The inputs are "
-               "CLEAN_INPUTS in transformer_probes.py."),
+               "else (underscores, hyphens, edge apostrophes); join words with single spaces."),
     )),
     Check("tokenizer_build_vocab", "SimpleTokenizer.build_vocab", (
         Expect("words_by_id_100", "Ids 0, 1, 2 are <PAD>, <UNK>, <CLS>; then words by falling frequency, ties in "

@@ -1,0 +1,131 @@
+"""Grader accuracy: run every mutant and alternative of an assignment's corpus.py through its checks.
+
+    python -m course.grader_accuracy [ASSIGNMENT ...]      (or: make grader-report)
+
+A mutant is caught when it fails at least one check of the piece its cell
+defines and no check of another piece; an alternative is accepted when it
+fails nothing. Prints the table per piece and overall, per assignment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+
+import nbformat
+
+from course import paths
+from course.checks import checks_for, verdict
+from course.grading.judge import grade_cells
+from course.parts import part
+from course.probes import execute_program, graded_program, load_probes, run_probes
+from course.samples import Edit, apply_edits, sample_notebook
+
+
+@dataclass(frozen=True)
+class Outcome:
+    assignment: str
+    edit: Edit
+    failed: dict[str, str]  # check id -> message
+
+    @property
+    def own_checks(self) -> set[str]:
+        return checks_of_cell(self.assignment)[self.edit.cell]
+
+    @property
+    def caught(self) -> bool:
+        """For a mutant: fails its own piece and nothing else."""
+        return bool(self.failed) and set(self.failed) <= self.own_checks
+
+    @property
+    def accepted(self) -> bool:
+        """For an alternative: fails nothing."""
+        return not self.failed
+
+
+@cache
+def checks_of_cell(assignment: str) -> dict[str, set[str]]:
+    """Answer cell id -> the checks of the names it defines (a check's piece is 'Name' or 'Name.method')."""
+    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
+    result = {}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and cell.cell_type == "code":
+            names = set(re.findall(r"^(?:class|def) (\w+)", cell.source, flags=re.M))
+            result[meta["grade_id"]] = {c.check_id for c in checks_for(assignment).values()
+                                        if c.piece.split(".")[0] in names}
+    return result
+
+
+def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Judge every check of a notebook's answers in this process (the fast path: no nbgrader, no sandbox).
+
+    Returns the message of each failing check, by check id.
+    """
+    ns, _ = execute_program(graded_program(assignment, nb), paths.source_dir(assignment))
+    outputs, errors = run_probes(load_probes(assignment), ns)
+    results = [verdict(assignment, c, outputs.get(c), errors.get(c)) for c in checks_for(assignment)]
+    return {r.check_id: r.message for r in results if not r.passed}
+
+
+def evaluate(assignment: str, edit: Edit) -> Outcome:
+    """Apply one edit to the solution and judge every check."""
+    import torch
+
+    torch.set_num_threads(1)
+    return Outcome(assignment, edit, failed_checks(assignment, apply_edits(sample_notebook(assignment, "perfect"), [edit])))
+
+
+def evaluate_all(assignment: str, edits) -> list[Outcome]:
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(evaluate, [assignment] * len(edits), edits))
+
+
+def corpus(assignment: str) -> tuple[tuple[Edit, ...], tuple[Edit, ...]]:
+    """(mutants, alternatives) of the assignment's corpus.py."""
+    module = part(assignment, "corpus")
+    return tuple(module.MUTANTS), tuple(module.ALTERNATIVES)
+
+
+def report(assignment: str, mutants: list[Outcome], alternatives: list[Outcome]) -> str:
+    auto_points, _ = grade_cells(assignment)
+    lines = [f"{assignment}", f"{'piece (answer cell)':<32}{'points':>7}{'mutants caught':>17}{'alternatives accepted':>24}"]
+    for cell, checks in checks_of_cell(assignment).items():
+        m = [o for o in mutants if o.edit.cell == cell]
+        a = [o for o in alternatives if o.edit.cell == cell]
+        lines.append(f"{cell:<32}{sum(auto_points[c] for c in checks):>7}"
+                     f"{sum(o.caught for o in m):>12}/{len(m):<4}{sum(o.accepted for o in a):>19}/{len(a):<4}")
+    caught, accepted = sum(o.caught for o in mutants), sum(o.accepted for o in alternatives)
+    lines.append(f"{'overall':<32}{sum(auto_points.values()):>7}{caught:>12}/{len(mutants):<4}"
+                 f"{accepted:>19}/{len(alternatives):<4}")
+    lines.append(f"mutants caught: {100 * caught / len(mutants):.0f}%, alternatives accepted: "
+                 f"{100 * accepted / len(alternatives):.0f}%")
+    for o in mutants:
+        if not o.caught:
+            lines.append(f"MISSED mutant {o.edit.name} ({o.edit.description}): failed {sorted(o.failed) or 'nothing'}")
+    for o in alternatives:
+        if not o.accepted:
+            lines.append(f"REJECTED alternative {o.edit.name}: {o.failed}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignments", nargs="*", help="default: all")
+    failed = False
+    for assignment in paths.select_assignments(parser.parse_args().assignments):
+        mutants, alternatives = corpus(assignment)
+        outcomes = evaluate_all(assignment, mutants + alternatives)
+        text = report(assignment, outcomes[: len(mutants)], outcomes[len(mutants):])
+        print(text, end="\n\n")
+        failed |= "MISSED" in text or "REJECTED" in text
+    if failed:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

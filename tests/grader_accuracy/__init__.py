@@ -1,1 +1,0 @@
-"""Grader accuracy: mutants that must be caught, alternatives that must be accepted."""
