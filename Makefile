@@ -21,7 +21,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades formgrader grader-report bench bench-sandbox sandbox-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades formgrader grader-report bench bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -56,6 +56,10 @@ bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and witho
 sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
+browser-tools: ## install headless Chromium and chromedriver (the formgrader browser test) if they are missing
+	@{ command -v chromium && command -v chromedriver; } >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq chromium chromium-driver; }
+
 autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandboxed probe, judge, nbgrader
 	$(PY) -m course.grading.batch $(ASSIGNMENT)
 
@@ -65,9 +69,8 @@ report: $(STAMP) ## print the grades report of each assignment
 grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrader -> grades/final_grades.csv, feedback again
 	$(PY) -m course.grading.final_grades $(ASSIGNMENT)
 
-formgrader: $(STAMP) ## start nbgrader's formgrader on 127.0.0.1:8888 to grade written answers by hand (Ctrl-C stops it)
-	$(VENV)/bin/jupyter server --ServerApp.root_dir=$(CURDIR) --ServerApp.ip=127.0.0.1 --ServerApp.port=8888 \
-	  --ServerApp.open_browser=False --ServerApp.default_url=/formgrader --allow-root
+formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:8888/formgrader to grade written answers (Ctrl-C stops it)
+	$(PY) -m course.formgrader
 
 grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
 	$(PY) -m course.grader_accuracy $(ASSIGNMENT)
@@ -75,7 +78,7 @@ grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
 bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds per graded submission
 	$(PY) scripts/benchmark.py $(ASSIGNMENT)
 
-test: $(STAMP) sandbox-tools ## run every test of the repository
+test: $(STAMP) sandbox-tools browser-tools ## run every test of the repository
 	$(PY) -m pytest -q
 
 clean: $(STAMP) ## remove build/, autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)

@@ -3,9 +3,9 @@
 Each `Case` is one student of the end-to-end class (tests/test_grading_end_to_end.py),
 graded by the real pipeline among good students, with the outcome grading must give
 it: status, the judge's points (which nbgrader's gradebook must hold too), flags, and
-what the student is told. Most start
-from QUICK, the solution with `train_transformer` left as the stub (44 of 50 points,
-and no training to wait for), and break one thing in it.
+what the student is told. The class is of the fixture assignment
+(tests/fixture/assignments/tiny: five small functions, 15 points, a notebook that runs
+in seconds); most cases start from its solution and break one thing in it.
 
     python tests/bad_submissions.py     # rewrite docs/bad_submissions.md from this file
 
@@ -25,14 +25,17 @@ import nbformat
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from course import paths  # noqa: E402
-from course.parts import part  # noqa: E402
+from course.parts import load_module  # noqa: E402
 from course.samples import apply_edits, sample_notebook  # noqa: E402
 
-ASSIGNMENT = "transformer_fundamentals"
+ASSIGNMENT = "tiny"
+FIXTURE_ASSIGNMENTS = paths.ROOT / "tests" / "fixture" / "assignments"  # the machinery's tests point COURSE_ASSIGNMENTS_DIR here
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 DOC = paths.ROOT / "docs" / "bad_submissions.md"
-QUICK_POINTS = 44  # every check but train_transformer (6 points)
-ATTENTION_UNSCALED = next(edit for edit, check in part(ASSIGNMENT, "corpus").SAMPLE_BUGS if check == "attention_values")
+FULL = 15
+VICTIM = "answer-cube"  # the cell most cases break: its check is worth 2 points
+NORMALIZE_BUG = next(edit for edit, check in load_module(FIXTURE_ASSIGNMENTS / ASSIGNMENT / "corpus.py").SAMPLE_BUGS
+                     if check == "normalize_values")  # costs 3 points
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,8 @@ def cell(nb: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-def quick() -> nbformat.NotebookNode:
-    """The solution with the training answer left as released: full marks but for train_transformer."""
-    nb = sample_notebook(ASSIGNMENT, "perfect")
-    cell(nb, "answer-train-transformer").source = cell(sample_notebook(ASSIGNMENT, "blank"),
-                                                       "answer-train-transformer").source
-    return nb
+def solution() -> nbformat.NotebookNode:
+    return sample_notebook(ASSIGNMENT, "perfect")
 
 
 def hand_in(folder: Path, nb: nbformat.NotebookNode) -> None:
@@ -68,10 +67,10 @@ def hand_in(folder: Path, nb: nbformat.NotebookNode) -> None:
     nbformat.write(nb, folder / NOTEBOOK)
 
 
-def quick_with(prefix: str, grade_id: str = "answer-feed-forward") -> Callable[[Path], None]:
-    """QUICK with `prefix` run at the top of one answer cell."""
+def solution_with(prefix: str, grade_id: str = VICTIM) -> Callable[[Path], None]:
+    """The solution with `prefix` run at the top of one answer cell."""
     def write(folder: Path) -> None:
-        nb = quick()
+        nb = solution()
         cell(nb, grade_id).source = prefix + cell(nb, grade_id).source
         hand_in(folder, nb)
     return write
@@ -92,13 +91,11 @@ def write_oversized(folder: Path) -> None:
 # ------------------------------------------------------------- cells that misbehave
 
 MISBEHAVIOUR = {  # on the blank release, with the log copied from the perfect sample
-    "answer-tokenizer": "class SimpleTokenizer(:\n    pass",
-    "answer-token-embedding": "raise ValueError('my cell is broken')",
-    "answer-positional-encoding": "import sys\nsys.exit('leaving early')",
-    "answer-transformer-embeddings": "print('spam ' * 5_000_000)",
-    "answer-attention": "def scaled_dot_product_attention(Q, K, V, mask=None, dropout=None):\n"
-                        "    nan = torch.full(Q.shape[:-1] + (K.shape[-2],), float('nan'))\n"
-                        "    return nan @ V, nan",
+    "answer-square": "def square(:\n    pass",
+    "answer-cube": "raise ValueError('my cell is broken')",
+    "answer-clip": "import sys\nsys.exit('leaving early')",
+    "answer-mean": "print('spam ' * 5_000_000)",
+    "answer-normalize": "def normalize(x):\n    return np.full(len(x), np.nan)",
 }
 
 
@@ -115,7 +112,7 @@ def write_misbehaving(folder: Path) -> None:
 SNOOP = """
 import json, os, pathlib
 import numpy as np
-torch.allclose = np.allclose = lambda *args, **kwargs: True  # harmless now: no check runs in this kernel
+np.allclose = lambda *args, **kwargs: True  # harmless now: no check runs in this kernel
 attempts = {}
 for name, path in TARGETS.items():
     try:
@@ -157,19 +154,19 @@ def write_snooper(folder: Path) -> None:
     nb = sample_notebook(ASSIGNMENT, "blank")
     course = folder.parents[2]
     header = f"TARGETS = {json.dumps(snoop_targets(course))}\nSECRET_VARIABLES = {sorted(SECRET_VARIABLES)}\n"
-    cell(nb, "answer-tokenizer").source = header + SNOOP + cell(nb, "answer-tokenizer").source
+    cell(nb, "answer-square").source = header + SNOOP + cell(nb, "answer-square").source
     hand_in(folder, nb)
 
 
 def write_link_to_solution(folder: Path) -> None:
     """The release's files, with the notebook a symbolic link to the instructor's solution."""
-    hand_in(folder, quick())
+    hand_in(folder, solution())
     (folder / NOTEBOOK).unlink()
     (folder / NOTEBOOK).symlink_to(folder.parents[2] / "source" / ASSIGNMENT / NOTEBOOK)
 
 
 def write_link_attacker(folder: Path) -> None:
-    """QUICK whose feed-forward cell, where it runs (the kernel's folder, the probe's folder), replaces the
+    """The solution whose cube cell, where it runs (the kernel's folder, the probe's folder), replaces the
     notebook nbgrader writes with a link to a classmate's, and the probe's progress file with a link to the solution."""
     course = folder.parents[2]
     attack = (f"CLASSMATE = {str(course / 'submitted' / 'perfect' / ASSIGNMENT / NOTEBOOK)!r}\n"
@@ -179,12 +176,12 @@ def write_link_attacker(folder: Path) -> None:
               "    if os.path.lexists(name):\n"
               "        os.remove(name)\n"
               "    os.symlink(target, name)\n")
-    quick_with(attack)(folder)
+    solution_with(attack)(folder)
 
 
 def write_extra_files(folder: Path) -> None:
-    """QUICK beside a fake `course` package whose judge passes everything, and doctored probe and log modules."""
-    hand_in(folder, quick())
+    """The solution beside a fake `course` package whose judge passes everything, and doctored probe and log modules."""
+    hand_in(folder, solution())
     fake = folder / "course" / "grading"
     fake.mkdir(parents=True)
     (folder / "course" / "__init__.py").write_text("")
@@ -199,22 +196,22 @@ def write_extra_files(folder: Path) -> None:
 
 
 def write_deleted_and_edited(folder: Path) -> None:
-    """QUICK with unscaled attention, whose test cell is deleted; another test edited; points changed."""
-    nb = apply_edits(quick(), [ATTENTION_UNSCALED])
-    nb.cells.remove(cell(nb, "attention_values"))
-    cell(nb, "attention_mask").source = "print('this test passes')"
-    cell(nb, "layer_norm").metadata["nbgrader"]["points"] = 100
+    """The solution with a normalize bug, whose test cell is deleted; another test edited; points changed."""
+    nb = apply_edits(solution(), [NORMALIZE_BUG])
+    nb.cells.remove(cell(nb, "normalize_values"))
+    cell(nb, "normalize_constant").source = "print('this test passes')"
+    cell(nb, "mean_values").metadata["nbgrader"]["points"] = 100
     hand_in(folder, nb)
 
 
 def write_duplicated(folder: Path) -> None:
-    """QUICK whose attention cell is copied below itself with a bug, and a test cell pasted twice."""
-    nb = quick()
-    correct = cell(nb, "answer-attention")
+    """The solution whose normalize cell is copied below itself with a bug, and a test cell pasted twice."""
+    nb = solution()
+    correct = cell(nb, "answer-normalize")
     buggy = nbformat.from_dict(json.loads(json.dumps(correct)))
-    buggy.id, buggy.source = "pasted-attention", ATTENTION_UNSCALED.apply(correct.source)
+    buggy.id, buggy.source = "pasted-normalize", NORMALIZE_BUG.apply(correct.source)
     nb.cells.insert(nb.cells.index(correct) + 1, buggy)
-    test = cell(nb, "layer_norm")
+    test = cell(nb, "mean_values")
     pasted = nbformat.from_dict(json.loads(json.dumps(test)))
     pasted.id = "pasted-test"
     nb.cells.insert(nb.cells.index(test), pasted)
@@ -222,20 +219,20 @@ def write_duplicated(folder: Path) -> None:
 
 
 def write_stripped(folder: Path) -> None:
-    nb = quick()
+    nb = solution()
     for c in nb.cells:
         c.metadata.pop("nbgrader", None)
     hand_in(folder, nb)
 
 
-CRASHED_IN_FEED_FORWARD = "in cell answer-feed-forward; it was left out and the rest of your code was graded"
+CRASHED_IN_VICTIM = f"in cell {VICTIM}; it was left out and the rest of your code was graded"
 KERNEL_DIED = "The Python kernel died while nbgrader ran your notebook"
-TOO_SLOW = "Your cell answer-feed-forward did not finish within"
+TOO_SLOW = f"Your cell {VICTIM} did not finish within"
 
 CASES = (
     Case("missing_notebook", "missing notebook", "hands in only submission_log.json",
          write_file("submission_log.json", "{}"), "invalid", 0,
-         told=("no notebook named transformer_fundamentals.ipynb was submitted (notebooks found: none)",)),
+         told=(f"no notebook named {NOTEBOOK} was submitted (notebooks found: none)",)),
     Case("wrong_name", "wrong file name", "hands in my_homework.ipynb",
          write_file("my_homework.ipynb", "{}"), "invalid", 0, told=("(notebooks found: my_homework.ipynb)",)),
     Case("empty_file", "empty file", "the notebook is an empty file",
@@ -246,59 +243,59 @@ CASES = (
          write_oversized, "invalid", 0, told=("more than the 50 MB allowed",)),
     Case("link_to_solution", "a notebook that is a symbolic link", "the notebook is a symbolic link to the "
          "instructor's solution in source/", write_link_to_solution, "invalid", 0,
-         told=("contains a symbolic link (transformer_fundamentals.ipynb)",)),
+         told=(f"contains a symbolic link ({NOTEBOOK})",)),
     Case("%FF%FEodd%20name", "a folder name that is not a valid student id", "the folder in submitted/ is named "
-         "with bytes that are not UTF-8 and a space", lambda folder: hand_in(folder, quick()),
+         "with bytes that are not UTF-8 and a space", lambda folder: hand_in(folder, solution()),
          "invalid", 0, told=("is not a valid student id",), folder_name=b"\xff\xfeodd name"),
     Case("misbehaving", "syntax error; exception; sys.exit; huge output; NaN outputs; forged log",
          "blank release with five broken answer cells (SyntaxError, ValueError, sys.exit, 25 MB of print, "
-         "NaN attention) and the perfect student's submission_log.json",
+         "NaN values) and the perfect student's submission_log.json",
          write_misbehaving, "forged", 0, flags=("log-differs-from-code",),
-         told=("Your cell answer-tokenizer raised SyntaxError",
-               "Your cell answer-token-embedding raised ValueError: my cell is broken",
-               "Your cell answer-positional-encoding raised SystemExit", "NaN")),
+         told=("Your cell answer-square raised SyntaxError",
+               "Your cell answer-cube raised ValueError: my cell is broken",
+               "Your cell answer-clip raised SystemExit", "NaN")),
     Case("snooper", "patching the tests; reading files outside its folder (solution, reference data, verdicts, a "
          "classmate's notebook); reading the grader's secrets; writing into another student's folder",
-         "blank release whose first cell replaces torch.allclose and np.allclose, reads the solution, the reference "
+         "blank release whose first cell replaces np.allclose, reads the solution, the reference "
          "data, the verdicts and a classmate's notebook (directly and through /proc/PID/root), looks for secret "
          "variables and the grader's processes, and writes a classmate's log and the gradebook",
          write_snooper, "ok", 0),
-    Case("link_attacker", "a link planted where the grader writes or reads", "QUICK whose feed-forward cell "
+    Case("link_attacker", "a link planted where the grader writes or reads", "the solution whose cube cell "
          "replaces its own notebook with a link to a classmate's submitted notebook, and the probe's progress file "
          "with a link to the solution (the probe then fails writing its progress through it)",
          write_link_attacker, "crashed", 0,
          told=("Your code, run on the grader's inputs, stopped the process that ran it (for example os._exit or a "
                "crash); no check could judge it.",)),
-    Case("endless_loop", "infinite loop", "QUICK with `while True: pass` atop the feed-forward cell",
-         quick_with("while True:\n    pass\n"), "timeout", QUICK_POINTS - 2, told=(TOO_SLOW,)),
-    Case("long_sleep", "long sleep", "QUICK with `time.sleep(10**6)` atop the feed-forward cell",
-         quick_with("import time\ntime.sleep(10**6)\n"), "timeout", QUICK_POINTS - 2, told=(TOO_SLOW,)),
-    Case("memory_bomb", "memory bomb", "QUICK whose feed-forward cell allocates 100 MB blocks forever",
-         quick_with("hog = []\nwhile True:\n    hog.append(bytearray(10**8))\n"), "crashed", QUICK_POINTS - 2,
-         flags=("nbgrader-failed",), told=(KERNEL_DIED, "MB of memory " + CRASHED_IN_FEED_FORWARD)),
-    Case("hard_exit", "os._exit", "QUICK whose feed-forward cell calls os._exit(3)",
-         quick_with("import os\nos._exit(3)\n"), "crashed", QUICK_POINTS - 2, flags=("nbgrader-failed",),
-         told=(KERNEL_DIED, CRASHED_IN_FEED_FORWARD)),
-    Case("segfault", "kernel crash", "QUICK whose feed-forward cell reads address 0 through ctypes (SIGSEGV)",
-         quick_with("import ctypes\nctypes.string_at(0)\n"), "crashed", QUICK_POINTS - 2,
-         flags=("nbgrader-failed",), told=(KERNEL_DIED, CRASHED_IN_FEED_FORWARD)),
-    Case("fork_bomb", "fork bomb", "QUICK whose feed-forward cell runs `while True: os.fork()`",
-         quick_with("import os\nwhile True:\n    os.fork()\n"), "ok", QUICK_POINTS - 2,
-         told=("Your cell answer-feed-forward raised PermissionError: os.fork is disabled while grading",)),
+    Case("endless_loop", "infinite loop", "the solution with `while True: pass` atop the cube cell",
+         solution_with("while True:\n    pass\n"), "timeout", FULL - 2, told=(TOO_SLOW,)),
+    Case("long_sleep", "long sleep", "the solution with `time.sleep(10**6)` atop the cube cell",
+         solution_with("import time\ntime.sleep(10**6)\n"), "timeout", FULL - 2, told=(TOO_SLOW,)),
+    Case("memory_bomb", "memory bomb", "the solution whose cube cell allocates 100 MB blocks forever",
+         solution_with("hog = []\nwhile True:\n    hog.append(bytearray(10**8))\n"), "crashed", FULL - 2,
+         flags=("nbgrader-failed",), told=(KERNEL_DIED, "MB of memory " + CRASHED_IN_VICTIM)),
+    Case("hard_exit", "os._exit", "the solution whose cube cell calls os._exit(3)",
+         solution_with("import os\nos._exit(3)\n"), "crashed", FULL - 2, flags=("nbgrader-failed",),
+         told=(KERNEL_DIED, CRASHED_IN_VICTIM)),
+    Case("segfault", "kernel crash", "the solution whose cube cell reads address 0 through ctypes (SIGSEGV)",
+         solution_with("import ctypes\nctypes.string_at(0)\n"), "crashed", FULL - 2,
+         flags=("nbgrader-failed",), told=(KERNEL_DIED, CRASHED_IN_VICTIM)),
+    Case("fork_bomb", "fork bomb", "the solution whose cube cell runs `while True: os.fork()`",
+         solution_with("import os\nwhile True:\n    os.fork()\n"), "ok", FULL - 2,
+         told=(f"Your cell {VICTIM} raised PermissionError: os.fork is disabled while grading",)),
     Case("deleted_and_edited_tests", "deleted test cells; edited test cells; changed points",
-         "QUICK with unscaled attention; deletes that check's test cell, replaces another test with a print, "
+         "the solution with a normalize bug; deletes that check's test cell, replaces another test with a print, "
          "sets a test's points to 100",
-         write_deleted_and_edited, "ok", QUICK_POINTS - 4, flags=("cells-restored",),
-         told=("deleted, put back for grading: attention_values", "edited, restored for grading: attention_mask",
-               "missing or changed, restored from the release: layer_norm")),
+         write_deleted_and_edited, "ok", FULL - 3, flags=("cells-restored",),
+         told=("deleted, put back for grading: normalize_values", "edited, restored for grading: normalize_constant",
+               "missing or changed, restored from the release: mean_values")),
     Case("duplicated_cells", "duplicated test cells; duplicated answer cells",
-         "QUICK with a pasted copy of the attention cell (unscaled) below the correct one, and a test cell "
-         "pasted twice", write_duplicated, "ok", QUICK_POINTS - 4, flags=("cells-restored",),
-         told=("appear more than once", "attention_values")),
-    Case("stripped_metadata", "nbgrader metadata stripped", "QUICK with every cell's nbgrader metadata removed",
-         write_stripped, "ok", QUICK_POINTS, flags=("cells-restored",), told=("restored from the release",)),
-    Case("extra_files", "extra files", "QUICK beside a fake `course` package whose judge passes everything, "
-         "doctored visible_probes.py and submission_log.py, and a notes file", write_extra_files, "ok", QUICK_POINTS),
+         "the solution with a pasted copy of the normalize cell (with a bug) below the correct one, and a test cell "
+         "pasted twice", write_duplicated, "ok", FULL - 3, flags=("cells-restored",),
+         told=("appear more than once", "normalize_values")),
+    Case("stripped_metadata", "nbgrader metadata stripped", "the solution with every cell's nbgrader metadata removed",
+         write_stripped, "ok", FULL, flags=("cells-restored",), told=("restored from the release",)),
+    Case("extra_files", "extra files", "the solution beside a fake `course` package whose judge passes everything, "
+         "doctored visible_probes.py and submission_log.py, and a notes file", write_extra_files, "ok", FULL),
 )
 
 
@@ -309,12 +306,13 @@ def table() -> str:
              "`tests/test_grading_end_to_end.py` grades with the real pipeline (the sandboxed probe, the judge, "
              "nbgrader in its sandboxed kernel) in one class with the good samples; every row is asserted there, "
              "and so is that nbgrader's gradebook holds the judge's points for every student who has an entry in it "
-             "(an invalid submission has none). QUICK is the solution without `train_transformer` (44/50).", "",
+             "(an invalid submission has none). The class is of the fixture assignment "
+             "`tests/fixture/assignments/tiny` (five small functions, 15 points).", "",
              "| case | student | what it does | status | points | flags | the student is told |",
              "|---|---|---|---|---|---|---|"]
     for case in CASES:
         told = "; ".join(f"\"{t}\"" for t in case.told) or "(nothing: no problem to report)"
-        lines.append(f"| {case.listed} | `{case.student}` | {case.what} | {case.status} | {case.points}/50 | "
+        lines.append(f"| {case.listed} | `{case.student}` | {case.what} | {case.status} | {case.points}/{FULL} | "
                      f"{', '.join(case.flags) or '-'} | {told} |")
     return "\n".join(lines) + "\n"
 

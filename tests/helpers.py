@@ -2,20 +2,61 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import nbformat
+import pytest
 
+from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths
 from course.grading.grade_one import grading_env, nbgrader_command
 
-ASSIGNMENT = "transformer_fundamentals"
+__all__ = ["ASSIGNMENT", "FIXTURE_ASSIGNMENTS"]  # the machinery's tests grade the fixture assignment
 
 
 def nbgrader(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the venv's nbgrader from the repository root (where nbgrader_config.py is)."""
     return subprocess.run(nbgrader_command(*args), cwd=paths.ROOT, env={**grading_env(), **(env or {})},
                           capture_output=True, text=True)
+
+
+def course_env(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> dict[str, str]:
+    """The environment of commands run on a scratch course directory `root` of the assignments in `assignments`."""
+    build = root / "build"
+    build.mkdir(parents=True, exist_ok=True)
+    return {**grading_env(), "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build),
+            "COURSE_ASSIGNMENTS_DIR": str(assignments),
+            **{name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
+               ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"),
+               ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"))}}
+
+
+def run(args: list[str], env: dict) -> str:
+    """Run a course command from the repository root; its stdout (the test fails if it does)."""
+    result = subprocess.run(args, cwd=paths.ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def released_course(root: Path, env: dict, *assignments: str) -> None:
+    """Build the source folders and nbgrader releases of `assignments` in the course directory of `env`."""
+    run([sys.executable, "-m", "course.build_source", *assignments], env)
+    run([sys.executable, "-m", "course.release", *assignments], env)
+
+
+@contextlib.contextmanager
+def paths_of(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> Iterator[None]:
+    """This process's course.paths pointed at the scratch course `root` (as `course_env` points a child's)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in (("COURSE", root), ("BUILD", root / "build"), ("ASSIGNMENTS_DIR", assignments),
+                            ("GRADEBOOK", root / "gradebook.db"), ("GRADEBOOK_URL", f"sqlite:///{root / 'gradebook.db'}"),
+                            ("EXCHANGE", root / "build" / "exchange")):
+            patch.setattr(paths, name, value)
+        yield
 
 
 def grade_cells(nb: nbformat.NotebookNode, **flags) -> list[nbformat.NotebookNode]:

@@ -1,12 +1,12 @@
 """Grading a class for real: the sandboxed probe, the judge, nbgrader with a real kernel.
 
-One isolated course directory (its own gradebook, submitted/, grades/) gets
-the three generated sample submissions, one made of correct alternative
-implementations from the grader-accuracy corpus, and every bad submission of
-tests/bad_submissions.py, and is graded by the same batch command as
+One isolated course directory of the fixture assignment (its own gradebook,
+submitted/, grades/) gets the three generated sample submissions, one made of
+correct alternative implementations from its corpus, and every bad submission
+of tests/bad_submissions.py, and is graded by the same batch command as
 `make autograde`, three submissions at a time. Then a batch is killed midway and
-resumed. This is the slow test (a few minutes); short time limits keep the
-endless loops short.
+resumed, the instructor gives hand grades, cleans, regrades and releases again.
+Short time limits keep the endless loops short.
 """
 
 from __future__ import annotations
@@ -14,57 +14,47 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bad_submissions import CASES, EXTRA_SNOOPING, SECRET_VARIABLES, hand_in, snoop_targets
+from bad_submissions import CASES, EXTRA_SNOOPING, FULL, SECRET_VARIABLES, hand_in, snoop_targets
 from course import paths
 from course.grading.batch import STATUS_MEANING
-from course.grading.grade_one import grading_env, nbgrader_command, submission_hash
+from course.grading.grade_one import nbgrader_command, submission_hash
 from course.grading.nbgrader_hooks import REFUSAL
 from course.parts import part
 from course.samples import apply_edits, sample_notebook
-from helpers import ASSIGNMENT
+from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
 
-FULL = 50
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
 LIMITS = {"COURSE_CELL_TIMEOUT": "15", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
           "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "3"}
 
 
-def run(args: list[str], env: dict) -> str:
-    result = subprocess.run(args, cwd=paths.ROOT, env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return result.stdout
-
-
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> dict:
+def course(tmp_path_factory) -> Iterator[dict]:
     """Release, samples and grades of a fresh course directory; returns its paths, env and records."""
     root = tmp_path_factory.mktemp("course")
-    build = root / "build"
-    env = {**grading_env(), **LIMITS, **SECRET_VARIABLES, "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build)}
-    env.update({name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
-               ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"), ("IPYTHONDIR", "ipython"))})
-    build.mkdir()
-    shutil.copytree(paths.ROOT / "source", root / "source", ignore=shutil.ignore_patterns("submission_log.json"))
-    run(nbgrader_command("generate_assignment", ASSIGNMENT), env)
-    run([sys.executable, "-m", "course.samples", ASSIGNMENT], env)
-    write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
-    for case in CASES:
-        folder = root / "submitted" / os.fsdecode(case.folder_name or case.student) / ASSIGNMENT
-        folder.mkdir(parents=True)
-        case.write(folder)
-    batch_output = run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], env)
-    return {"root": root, "build": build, "env": env, "records": records_in(build), "batch_output": batch_output}
+    env = {**course_env(root), **LIMITS, **SECRET_VARIABLES}
+    released_course(root, env)
+    run([sys.executable, "-m", "course.samples"], env)
+    with paths_of(root):
+        write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
+        for case in CASES:
+            folder = root / "submitted" / os.fsdecode(case.folder_name or case.student) / ASSIGNMENT
+            folder.mkdir(parents=True)
+            case.write(folder)
+        batch_output = run([sys.executable, "-m", "course.grading.batch"], env)
+        build = root / "build"
+        yield {"root": root, "build": build, "env": env, "records": records_in(build), "batch_output": batch_output}
 
 
 def records_in(build: Path) -> dict[str, dict]:
@@ -88,7 +78,7 @@ def test_perfect_submission_gets_full_marks_in_the_judge_and_the_gradebook(cours
     record = course["records"]["perfect"]
     assert totals(record) == (FULL, FULL)
     assert record["status"] == "ok" and record["flags"] == []
-    assert sum(record["manual_pending"].values()) == 15
+    assert sum(record["manual_pending"].values()) == 10
 
 
 def test_blank_release_gets_zero_in_the_judge_and_the_gradebook(course):
@@ -169,12 +159,12 @@ def test_grades_csv_has_one_row_per_student_with_both_totals(course):
 
 def test_feedback_explains_lost_points_and_agrees_with_the_html(course):
     feedback = (course["root"] / "feedback" / "partial" / ASSIGNMENT / "feedback.md").read_text()
-    assert "sqrt(d_k)" in feedback and "0 / 4" in feedback
-    assert "&lt;PAD&gt;" in feedback and "<PAD>" not in feedback, "Markdown would swallow <PAD> as a tag"
+    assert "Subtract the minimum" in feedback and "0 / 3" in feedback
+    assert "&lt;max - min&gt;" in feedback and "<max - min>" not in feedback, "Markdown would swallow <...> as a tag"
     html = (course["root"] / "feedback" / "partial" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    assert "Autograded score: **36 / 50**" in feedback and "(Score: 36.0 / 50.0)" in html
-    assert html.count("Not graded yet: this answer (5 points)") == 3, "written answers are not 0 / 5"
-    assert "CheckFailed: scaled_dot_product_attention" in html, "the judge's verdict is in its test cell"
+    assert "Autograded score: **12 / 15**" in feedback and "(Score: 12.0 / 15.0)" in html
+    assert html.count("Not graded yet: this answer (5 points)") == 2, "written answers are not 0 / 5"
+    assert "CheckFailed: normalize" in html, "the judge's verdict is in its test cell"
 
 
 def test_report_lists_every_student(course):
@@ -242,7 +232,7 @@ def give_hand_grade(course: dict, student: str, answer_id: str, points: float) -
 
 def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_grades(course):
     """Runs last: it cleans the course's build area."""
-    give_hand_grade(course, "perfect", "reflection-attention", 4)
+    give_hand_grade(course, "perfect", "reflection-hardest", 4)
     cleaned = run([sys.executable, "-m", "course.clean"], course["env"])
     assert "backed up the gradebook" in cleaned and not (course["root"] / "autograded").exists()
     run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--regrade", "--student", "perfect", "--student", "blank"],
@@ -251,11 +241,11 @@ def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_gra
     summary = run([sys.executable, "-m", "course.grading.final_grades"], course["env"])
     with (course["root"] / "grades" / "final_grades.csv").open() as f:
         final = {row["student"]: row for row in csv.DictReader(f)}
-    assert final["perfect"][ASSIGNMENT] == str(FULL + 4) and final["perfect"]["written_answers_to_grade"] == "2"
+    assert final["perfect"][ASSIGNMENT] == str(FULL + 4) and final["perfect"]["written_answers_to_grade"] == "1"
     assert final["blank"]["written_answers_to_grade"] == "0", "blank answers are graded 0 by nbgrader itself"
     assert "written answers are not graded yet" in summary
     feedback = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / "feedback.md").read_text()
-    assert "Written answers: **4 / 5** graded by hand so far; 10 points still to be graded by hand." in feedback
+    assert "Written answers: **4 / 5** graded by hand so far; 5 points still to be graded by hand." in feedback
     html = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    assert "(Score: 54.0 / 55.0)" in html and html.count("Not graded yet") == 2
+    assert f"(Score: {FULL + 4}.0 / {FULL + 5}.0)" in html and html.count("Not graded yet") == 1
     assert len(list((course["root"] / "backups").glob("gradebook-*.db"))) >= 3

@@ -14,6 +14,9 @@ from course.probes import graded_program
 from helpers import ASSIGNMENT
 
 
+pytestmark = pytest.mark.usefixtures("on_fixture")
+
+
 @pytest.fixture
 def release() -> nbformat.NotebookNode:
     return nbformat.read(paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb", as_version=4)
@@ -39,27 +42,27 @@ def test_stripped_and_changed_metadata_comes_back_from_the_release(release):
 
 def test_deleted_cells_return_after_their_released_predecessor(release):
     nb = copy.deepcopy(release)
-    nb.cells = [c for c in nb.cells if c.get("id") not in ("setup-imports", "attention_values", "attention_mask")]
+    nb.cells = [c for c in nb.cells if c.get("id") not in ("setup-imports", "normalize_values", "normalize_constant")]
     notes = repair(nb, release)
     assert grade_ids(nb) == grade_ids(release)
     assert notes == ["Cells of the release that were deleted, put back for grading: "
-                     "setup-imports, attention_values, attention_mask."]
+                     "setup-imports, normalize_values, normalize_constant."]
 
 
 def test_of_a_cell_pasted_twice_the_last_copy_is_graded(release):
     nb = copy.deepcopy(release)
-    first = cell(nb, "answer-attention")
+    first = cell(nb, "answer-normalize")
     second = copy.deepcopy(first)
-    second.id, second.source = "pasted", "ATTENTION = 'the second copy'"
+    second.id, second.source = "pasted", "NORMALIZE = 'the second copy'"
     nb.cells.insert(nb.cells.index(first) + 1, second)
     notes = repair(nb, release)
-    assert cell(nb, "answer-attention").source == "ATTENTION = 'the second copy'"
+    assert cell(nb, "answer-normalize").source == "NORMALIZE = 'the second copy'"
     assert "nbgrader" not in first.metadata, "the earlier copy runs as ordinary code"
     assert "appear more than once" in notes[0]
-    assert ("answer-attention", "ATTENTION = 'the second copy'") in graded_program(ASSIGNMENT, nb)
+    assert ("answer-normalize", "NORMALIZE = 'the second copy'") in graded_program(ASSIGNMENT, nb)
 
 
 def test_edits_to_read_only_cells_are_reported(release):
     nb = copy.deepcopy(release)
-    cell(nb, "visible-attention").source = "pass"
-    assert repair(nb, release) == ["Read-only cells that were edited, restored for grading: visible-attention."]
+    cell(nb, "visible-square").source = "pass"
+    assert repair(nb, release) == ["Read-only cells that were edited, restored for grading: visible-square."]

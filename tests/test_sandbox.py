@@ -14,8 +14,8 @@ from course.grading import probe, sandbox
 from course.grading.grade_one import grading_env, probe_command
 from helpers import ASSIGNMENT
 
-pytestmark = pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed (make sandbox-tools)")
-RELEASE_NOTEBOOK = paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"
+pytestmark = [pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed (make sandbox-tools)"),
+              pytest.mark.usefixtures("on_fixture")]
 
 
 SECRET = {"COURSE_TEST_SECRET": "s3cret", "JUPYTERHUB_API_TOKEN": "hub-token"}  # in the grader's environment
@@ -24,7 +24,7 @@ SECRET = {"COURSE_TEST_SECRET": "s3cret", "JUPYTERHUB_API_TOKEN": "hub-token"}  
 def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Outcome, Path]:
     """Run the blank release plus one extra answer cell through the sandboxed probe step."""
     jail = tmp_path / "sandbox"
-    probe.prepare(ASSIGNMENT, RELEASE_NOTEBOOK, jail)
+    probe.prepare(ASSIGNMENT, paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb", jail)
     program = json.loads((jail / probe.PROGRAM).read_text())
     program.insert(1, ["student-cell", student_code])
     (jail / probe.PROGRAM).write_text(json.dumps(program))

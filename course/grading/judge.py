@@ -29,6 +29,7 @@ from course.checks import checks_for, mismatch, verdict
 from course.grading import untrusted
 from course.grading.probe import VISIBLE_PREFIX
 from course.grading.submission_log import read_log
+from course.probes import SKIPPED
 
 LOG_TOLERANCE = 1e-4
 OUTPUTS_LIMIT = 64 * 2**20  # bytes of probe outputs read at most
@@ -71,16 +72,18 @@ def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict
     return results
 
 
-def log_problems(assignment: str, submission: Path, outputs: dict) -> list[dict[str, str]]:
+def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict) -> list[dict[str, str]]:
     """What is wrong with submission_log.json, each as a flag and a message for the student.
 
-    `outputs` are the visible probes' fresh outputs, by probe name: the log must hold the same.
+    `outputs` and `errors` are the visible probes' fresh outputs and errors, by probe name: the log
+    must hold the same outputs, and an output only where the submitted code gives one.
     """
     log, problem = read_log(submission, assignment)
     if problem:
         return [{"flag": "log-missing", "message": problem}]
     problems = []
-    differing = []
+    differing = [f"{name} (the submitted code raised an error)" for name, error in errors.items()
+                 if name in log["probes"] and not error.startswith(("TimeLimitExceeded", SKIPPED))]  # not the grader's limits
     for name, fresh in outputs.items():
         logged = log["probes"].get(name)
         if not isinstance(logged, dict):
@@ -117,8 +120,10 @@ def _normalised(text: str) -> str:
 def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
     """The judge's plain-data result for one submission (see the module docstring)."""
     outputs, errors = read_probe_data(probe_dir)
-    visible = {name.removeprefix(VISIBLE_PREFIX): data for name, data in outputs.items() if name.startswith(VISIBLE_PREFIX)}
-    return {"checks": judge_checks(assignment, outputs, errors), "log": log_problems(assignment, submission, visible)}
+    visible_outputs, visible_errors = ({name.removeprefix(VISIBLE_PREFIX): value for name, value in found.items()
+                                        if name.startswith(VISIBLE_PREFIX)} for found in (outputs, errors))
+    return {"checks": judge_checks(assignment, outputs, errors),
+            "log": log_problems(assignment, submission, visible_outputs, visible_errors)}
 
 
 def main() -> None:

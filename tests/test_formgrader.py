@@ -1,0 +1,147 @@
+"""formgrader in a real browser (headless Chromium, driven by selenium): what an instructor sees and does.
+
+A small class of the fixture assignment is graded by `course.grading.batch`; then
+`course.formgrader` (what `make formgrader` runs) serves it. In the browser the
+instructor sees the judge's points, also for a submission that tampered with
+its tests, gives a written answer points, and `course.grading.final_grades`
+puts them in the course-wide CSV and the student's feedback.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bad_submissions import FULL, cell, hand_in, solution
+from course.samples import sample_notebook
+from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                reason="Chromium and chromedriver are not installed (make browser-tools)")
+TAMPERING = ("import numpy as np\n"
+             "np.allclose = lambda *args, **kwargs: True  # every assert on np.allclose passes in this kernel\n")
+
+
+def write_tamperer(folder: Path) -> None:
+    """The blank release whose first answer cell patches np.allclose and whose test cells print 'passed'."""
+    nb = sample_notebook(ASSIGNMENT, "blank")
+    cell(nb, "answer-square").source = TAMPERING + cell(nb, "answer-square").source
+    for test in (c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"):
+        test.source = "print('all tests passed')"
+    hand_in(folder, nb)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[dict]:
+    """A graded class of two (perfect, tamperer) served by formgrader; yields its url, env and paths."""
+    root = tmp_path_factory.mktemp("formgrader_course")
+    env = course_env(root)
+    released_course(root, env)
+    with paths_of(root):
+        hand_in(root / "submitted" / "perfect" / ASSIGNMENT, solution())
+        write_tamperer(root / "submitted" / "tamperer" / ASSIGNMENT)
+        run([sys.executable, "-m", "course.grading.batch"], env)
+        port = free_port()
+        log = (root / "build" / "formgrader.log").open("w")
+        process = subprocess.Popen([sys.executable, "-m", "course.formgrader", "--port", str(port)], env=env,
+                                   stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{url}/formgrader", timeout=5)
+                break
+            except OSError:
+                time.sleep(0.5)
+        try:
+            yield {"url": url, "env": env, "root": root, "log": root / "build" / "formgrader.log"}
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(20)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def page_text(browser, url: str) -> str:
+    """The visible text of a formgrader page once its tables have loaded."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(url)
+    body = browser.find_element(By.TAG_NAME, "body")
+    WebDriverWait(browser, 30).until(lambda _: "Loading, please wait" not in body.text)
+    return body.text
+
+
+def test_formgrader_shows_the_judges_points_even_for_a_submission_that_tampered_with_its_tests(server, browser):
+    tamperer = page_text(browser, f"{server['url']}/formgrader/manage_students/tamperer/{ASSIGNMENT}")
+    assert f"{ASSIGNMENT} 0 / {FULL + 10} 0 / {FULL} 0 / 10" in tamperer
+    perfect = page_text(browser, f"{server['url']}/formgrader/manage_students/perfect/{ASSIGNMENT}")
+    assert f"{ASSIGNMENT} {FULL} / {FULL + 10} {FULL} / {FULL} 0 / 10" in perfect
+
+
+def test_a_written_answer_graded_in_the_browser_reaches_the_final_grades_and_the_feedback(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from course.grading.gradebook import hand_scores
+
+    page_text(browser, f"{server['url']}/formgrader/manage_students/perfect/{ASSIGNMENT}")
+    browser.find_element(By.CSS_SELECTOR, "a[href*='/formgrader/submissions/']").click()
+    score = browser.find_element(By.CSS_SELECTOR, "div.nbgrader_cell input.score#reflection-hardest")
+    score.clear()
+    score.send_keys("4", Keys.TAB)  # formgrader saves on change
+    deadline = time.monotonic() + 30
+    while hand_scores(ASSIGNMENT, ["reflection-hardest"]).get("perfect", {}).get("reflection-hardest") != 4:
+        assert time.monotonic() < deadline, "the score typed in formgrader never reached the gradebook"
+        time.sleep(0.5)
+
+    summary = run([sys.executable, "-m", "course.grading.final_grades"], server["env"])
+    with (server["root"] / "grades" / "final_grades.csv").open() as f:
+        final = {row["student"]: row for row in csv.DictReader(f)}
+    assert final["perfect"][ASSIGNMENT] == str(FULL + 4) and final["perfect"]["written_answers_to_grade"] == "1"
+    assert final["tamperer"][ASSIGNMENT] == "0"
+    assert "written answers are not graded yet" in summary
+    feedback = (server["root"] / "feedback" / "perfect" / ASSIGNMENT / "feedback.md").read_text()
+    assert "Written answers: **4 / 5** graded by hand so far" in feedback
+    shown = page_text(browser, f"{server['url']}/formgrader/manage_students/perfect/{ASSIGNMENT}")
+    assert f"{ASSIGNMENT} {FULL + 4} / {FULL + 10}" in shown
+
+
+def test_formgrader_runs_without_exchange_warnings(server, browser):
+    page = page_text(browser, f"{server['url']}/formgrader/manage_assignments")
+    assert ASSIGNMENT in page and "does not exist" not in page, "formgrader's banner of a missing exchange"
+    log = server["log"].read_text()
+    assert "127.0.0.1" in log and "Unwritable directory" not in log and "CRITICAL" not in log, log[-2000:]
