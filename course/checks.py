@@ -52,7 +52,7 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
         return f"shape {got.shape} where {want.shape} was expected"
     if want.dtype.kind in "US" or got.dtype.kind in "US":
         if got.dtype.kind not in "US":
-            return f"numbers where text was expected"
+            return "numbers where text was expected"
         wrong = [i for i, (g, w) in enumerate(zip(got.ravel(), want.ravel())) if g != w]
         if not wrong:
             return None

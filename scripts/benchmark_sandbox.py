@@ -1,6 +1,6 @@
 """Print what the sandbox costs: seconds per grading step of one submission, with and without bubblewrap.
 
-    make bench-sandbox [STUDENT=blank] [ASSIGNMENT=name]     (after `make samples`; default: the first assignment)
+    make bench-sandbox [STUDENT=blank] [ASSIGNMENT=name]     (after `make samples`; default: every assignment)
 
 Each mode grades the same submission in a scratch course directory (its own
 gradebook, release and build folder), so the course's own records are not touched.
@@ -35,15 +35,16 @@ def grade(assignment: str, student: str, mode: str) -> dict[str, float]:
 
 def main() -> None:
     student = sys.argv[1] if len(sys.argv) > 1 else "blank"
-    assignment = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else paths.assignments()[0]
-    if not paths.submission_dir(student, assignment).exists():
-        sys.exit(f"no submission {student!r} of {assignment}: run `make samples` first")
-    plain, jailed = grade(assignment, student, "none"), grade(assignment, student, "bwrap")
-    for step in plain:
-        print(f"{step:>9}: {plain[step]:6.1f} s without sandbox, {jailed[step]:6.1f} s with it "
-              f"({jailed[step] - plain[step]:+.1f} s)")
-    print(f"    total: {sum(plain.values()):6.1f} s without sandbox, {sum(jailed.values()):6.1f} s with it "
-          f"({sum(jailed.values()) - sum(plain.values()):+.1f} s per submission)")
+    for assignment in paths.select_assignments(sys.argv[2:]):
+        if not paths.submission_dir(student, assignment).exists():
+            sys.exit(f"no submission {student!r} of {assignment}: run `make samples` first")
+        plain, jailed = grade(assignment, student, "none"), grade(assignment, student, "bwrap")
+        print(f"# {assignment}, {student}")
+        for step in plain:
+            print(f"{step:>9}: {plain[step]:6.1f} s without sandbox, {jailed[step]:6.1f} s with it "
+                  f"({jailed[step] - plain[step]:+.1f} s)")
+        print(f"    total: {sum(plain.values()):6.1f} s without sandbox, {sum(jailed.values()):6.1f} s with it "
+              f"({sum(jailed.values()) - sum(plain.values()):+.1f} s per submission)")
 
 
 if __name__ == "__main__":

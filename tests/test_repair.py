@@ -33,8 +33,8 @@ def test_an_untouched_submission_needs_no_repair(release):
 
 def test_stripped_and_changed_metadata_comes_back_from_the_release(release):
     nb = copy.deepcopy(release)
-    for cell in nb.cells:
-        cell.metadata.pop("nbgrader", None)
+    for each in nb.cells:
+        each.metadata.pop("nbgrader", None)
     notes = repair(nb, release)
     assert grade_ids(nb) == grade_ids(release)
     assert "restored from the release" in notes[0]

@@ -24,7 +24,6 @@ from collections.abc import Collection
 from pathlib import Path
 
 import nbformat
-import numpy as np
 
 from course import paths
 from course.grading import limits, untrusted
