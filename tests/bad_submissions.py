@@ -267,7 +267,13 @@ CASES = (
          told=("Your code, run on the grader's inputs, stopped the process that ran it (for example os._exit or a "
                "crash); no check could judge it.",)),
     Case("endless_loop", "infinite loop", "the solution with `while True: pass` atop the cube cell",
-         solution_with("while True:\n    pass\n"), "timeout", FULL - 2, told=(TOO_SLOW,)),
+         solution_with("while True:\n    pass\n"), "timeout", FULL - 2, flags=("regraded-alone",),
+         told=(TOO_SLOW, "graded a second time, alone on the machine, and ran past its limit again")),
+    Case("slow_under_load", "a correct submission that is slow only while the machine is busy",
+         "the solution whose cube cell loops while other submissions are graded beside it (simulated: the grader "
+         "then caps each kernel's threads with OMP_NUM_THREADS); alone it runs at once",
+         solution_with("import os\nwhile os.environ.get('OMP_NUM_THREADS'):\n    pass\n"), "ok", FULL,
+         flags=("regraded-alone",)),
     Case("long_sleep", "long sleep", "the solution with `time.sleep(10**6)` atop the cube cell",
          solution_with("import time\ntime.sleep(10**6)\n"), "timeout", FULL - 2, told=(TOO_SLOW,)),
     Case("memory_bomb", "memory bomb", "the solution whose cube cell allocates 100 MB blocks forever",

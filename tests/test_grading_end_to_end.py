@@ -26,6 +26,7 @@ import pytest
 
 from bad_submissions import CASES, EXTRA_SNOOPING, FULL, SECRET_VARIABLES, hand_in, snoop_targets
 from course import paths
+from course.grading import limits
 from course.grading.batch import STATUS_MEANING
 from course.grading.grade_one import nbgrader_command, submission_hash
 from course.grading.nbgrader_hooks import REFUSAL
@@ -35,7 +36,7 @@ from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
 
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
-LIMITS = {"COURSE_CELL_TIMEOUT": "15", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
+LIMITS = {"COURSE_CELL_TIMEOUT": "10", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
           "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "3"}
 
 
@@ -44,6 +45,8 @@ def course(tmp_path_factory) -> Iterator[dict]:
     """Release, samples and grades of a fresh course directory; returns its paths, env and records."""
     root = tmp_path_factory.mktemp("course")
     env = {**course_env(root), **LIMITS, **SECRET_VARIABLES}
+    for name in limits.THREAD_VARIABLES:  # set by the batch only while it grades several submissions at once
+        env.pop(name, None)
     released_course(root, env)
     run([sys.executable, "-m", "course.samples"], env)
     with paths_of(root):

@@ -29,7 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from course import paths
 from course.grading import gradebook, limits, sandbox
-from course.grading.grade_one import RECORD_VERSION, SANDBOX, STATUSES, new_record, submission_hash, write_record
+from course.grading.grade_one import (RECORD_VERSION, REGRADED_ALONE, SANDBOX, STATUSES, new_record, submission_hash,
+                                      write_record)
 from course.grading.judge import grade_cells
 from course.grading.untrusted import escaped
 
@@ -80,18 +81,20 @@ def is_current(assignment: str, student: str) -> bool:
 STOPPING = threading.Event()  # set when the batch is stopped: nothing more is started or recorded
 
 
-def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float | None:
+def grade_in_child(assignment: str, student: str, jobs: int = 1, alone: bool = False) -> float | None:
     """Run grade_one in a child process (one of `jobs` at once); the seconds it took, or None if it was stopped.
 
     If the child fails or runs past the step limit, the student gets a 'crashed' or 'timeout' record.
     If it was stopped from outside (Ctrl-C, kill), or the batch is stopping, there is no verdict to
-    record: the submission stays ungraded, and the next batch grades it.
+    record: the submission stays ungraded, and the next batch grades it. `alone`: this is the second
+    grading of a submission that timed out, with nothing else graded beside it (see grade_assignment).
     """
     start = time.perf_counter()
     env = {**os.environ, **limits.thread_env(jobs)}
+    command = [sys.executable, "-m", "course.grading.grade_one", assignment, student, *(["--alone"] if alone else [])]
     try:
-        code = subprocess.run([sys.executable, "-m", "course.grading.grade_one", assignment, student], cwd=paths.ROOT,
-                              env=env, timeout=limits.step_timeout(), preexec_fn=sandbox.die_with_parent).returncode
+        code = subprocess.run(command, cwd=paths.ROOT, env=env, timeout=limits.step_timeout(),
+                              preexec_fn=sandbox.die_with_parent).returncode
     except subprocess.TimeoutExpired:
         code = None
     if STOPPING.is_set() or (code is not None and code < 0):
@@ -100,14 +103,21 @@ def grade_in_child(assignment: str, student: str, jobs: int = 1) -> float | None
         record = new_record(assignment, student, paths.submission_dir(student, assignment))
         record.status = "crashed" if code is not None else "timeout"
         record.messages = ["grading stopped before it finished; the instructor has been told."]
+        record.flags += [REGRADED_ALONE] if alone else []
         write_record(record)
     return time.perf_counter() - start
 
 
-def grade_all(assignment: str, names: list[str], jobs: int) -> None:
+def needs_grading_alone(assignment: str, student: str) -> bool:
+    """True if the student's record is a timeout that was not graded alone yet."""
+    record = load_record(assignment, student)
+    return record is not None and record["status"] == "timeout" and REGRADED_ALONE not in record["flags"]
+
+
+def grade_all(assignment: str, names: list[str], jobs: int, alone: bool = False) -> None:
     """Grade `names`, `jobs` at a time; prints one line per student. Ctrl-C starts no further gradings."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {student: pool.submit(grade_in_child, assignment, student, jobs) for student in names}
+        futures = {student: pool.submit(grade_in_child, assignment, student, jobs, alone) for student in names}
         try:
             for student, future in futures.items():
                 seconds = future.result()
@@ -246,6 +256,13 @@ def grade_assignment(assignment: str, only: list[str] | None, regrade: bool, job
             to_grade.append(student)
     try:
         grade_all(assignment, to_grade, jobs)
+        # A busy machine must not cost a correct submission its points: each timeout is graded again,
+        # alone (nothing else graded beside it, all the cores), and that second verdict stands.
+        again = [student for student in names if student == names[student] and (not only or student in only)
+                 and needs_grading_alone(assignment, student)]
+        for student in again:
+            print(f"{assignment}/{student}: ran past a time limit; grading it again, alone")
+        grade_all(assignment, again, 1, alone=True)
     except KeyboardInterrupt:
         sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
     records, _ = merge(assignment, list(names))

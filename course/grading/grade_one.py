@@ -50,6 +50,7 @@ from course.probes import SKIPPED, graded_program, load_visible_probes
 SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
 RECORD_VERSION = 2
 STATUSES = ("ok", "invalid", "timeout", "crashed", "forged")
+REGRADED_ALONE = "regraded-alone"  # the flag of a second grading, alone on the machine, after a timeout
 
 
 @dataclass
@@ -353,8 +354,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", choices=paths.assignments())
     parser.add_argument("student")
+    parser.add_argument("--alone", action="store_true", help="the second grading of a timeout, alone on the machine")
     args = parser.parse_args()
     record = grade_one(args.assignment, args.student)
+    if args.alone:
+        record.flags.append(REGRADED_ALONE)
+        if record.status == "timeout":
+            record.messages.append("It was graded a second time, alone on the machine, and ran past its limit again.")
     print(f"{args.student}: {record.status}, {sum(record.points.values())}/{sum(record.max_points.values())} "
           f"-> {write_record(record)}")
 
