@@ -49,7 +49,8 @@ class Outcome:
 
 @cache
 def checks_of_cell(assignment: str) -> dict[str, set[str]]:
-    """Answer cell id -> the checks of the names it defines (a check's piece is 'Name' or 'Name.method')."""
+    """Answer cell id -> the checks of the names it defines (a check's piece is 'Name', 'Name.method', or
+    several of these joined by ', ')."""
     source = nbformat.read(paths.source_notebook(assignment), as_version=4)
     result = {}
     for cell in source.cells:
@@ -57,7 +58,7 @@ def checks_of_cell(assignment: str) -> dict[str, set[str]]:
         if meta.get("solution") and cell.cell_type == "code":
             names = set(re.findall(r"^(?:class|def) (\w+)", cell.source, flags=re.M))
             result[meta["grade_id"]] = {c.check_id for c in checks_for(assignment).values()
-                                        if c.piece.split(".")[0] in names}
+                                        if {piece.split(".")[0] for piece in c.piece.split(", ")} & names}
     return result
 
 

@@ -131,4 +131,13 @@ CHECKS = (
         Expect("final_parameters", "Use torch.optim.AdamW(model.parameters(), lr=learning_rate, "
                "weight_decay=0.01), call model.train() at the start of every epoch, and step once per batch."),
     )),
+    Check("layer_costs", "attention_cost, feed_forward_cost", (
+        Expect("feed_forward", "Two linear layers: n * d_model * d_ff multiply-adds each."),
+        Expect("attention", "Four (n, d) x (d, d) projections, 4 * n * d_model**2, plus the scores and the weighted sum, "
+               "n**2 * d_model each."),
+    )),
+    Check("crossover_length", "crossover_length", (
+        Expect("lengths", "Set 4*n*d**2 + 2*n**2*d >= 2*n*d*d_ff, divide by 2*n*d: n >= d_ff - 2*d_model; the smallest "
+               "such n is at least 1 (max(1, d_ff - 2*d_model))."),
+    )),
 )

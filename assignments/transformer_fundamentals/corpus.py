@@ -17,6 +17,7 @@ EMB, PE, TE = "answer-token-embedding", "answer-positional-encoding", "answer-tr
 ATT, MHA = "answer-attention", "answer-multi-head-attention"
 LN, FF, BLOCK = "answer-layer-norm", "answer-feed-forward", "answer-transformer-block"
 MODEL, TRAIN = "answer-mini-transformer", "answer-train-transformer"
+COSTS = "answer-layer-costs"
 SOFTMAX = "weights = F.softmax(scores, dim=-1)"
 DROP_WEIGHTS = "if dropout is not None:\n        weights = dropout(weights)\n"
 
@@ -160,6 +161,20 @@ MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
          "training accuracy in percent"),
     Edit("train_validates_on_training_data", TRAIN, (("evaluate(model, val_loader, criterion)",
                                                       "evaluate(model, train_loader, criterion)"),), "validates on the training set"),
+    # attention_cost, feed_forward_cost, crossover_length
+    Edit("cost_no_projections", COSTS, (("4 * seq_len * d_model**2 + 2 * seq_len**2 * d_model", "2 * seq_len**2 * d_model"),
+                                        ("max(1, d_ff - 2 * d_model)", "max(1, d_ff)")), "projections left out of the count"),
+    Edit("cost_one_square_term", COSTS, (("+ 2 * seq_len**2 * d_model", "+ seq_len**2 * d_model"),
+                                         ("max(1, d_ff - 2 * d_model)", "max(1, 2 * d_ff - 4 * d_model)")),
+         "the weighted sum of the values is not counted"),
+    Edit("cost_feed_forward_one_layer", COSTS, (("return 2 * seq_len * d_model * d_ff", "return seq_len * d_model * d_ff"),),
+         "only one linear layer counted"),
+    Edit("crossover_strict", COSTS, (("max(1, d_ff - 2 * d_model)", "max(1, d_ff - 2 * d_model + 1)"),),
+         "first length where attention costs strictly more"),
+    Edit("crossover_no_lower_bound", COSTS, (("max(1, d_ff - 2 * d_model)", "d_ff - 2 * d_model"),),
+         "lengths below 1 for wide models"),
+    Edit("crossover_float", COSTS, (("max(1, d_ff - 2 * d_model)", "max(1.0, d_ff / 1 - 2 * d_model)"),),
+         "returns a float"),
 )
 
 ALTERNATIVES = (
@@ -264,4 +279,7 @@ ALTERNATIVES = (
                                           ("correct += (logits.argmax(-1) == labels).sum().item()",
                                            "correct += int((logits.detach().argmax(dim=1) == labels).float().sum())")),
          "F.cross_entropy and other bookkeeping"),
+    Edit("crossover_by_search", COSTS, (("return max(1, d_ff - 2 * d_model)",
+        "n = 1\n    while attention_cost(n, d_model) < feed_forward_cost(n, d_model, d_ff):\n        n += 1\n    return n"),),
+         "a search instead of algebra (accepted: same answer)"),
 )

@@ -15,7 +15,8 @@
 # | 3 | `scaled_dot_product_attention`, `MultiHeadAttention` | 14 |
 # | 4 | `LayerNorm`, `FeedForward`, `TransformerBlock` | 9 |
 # | 5 | `MiniTransformer`, `train_transformer` | 11 |
-# | 6 | three written answers (graded by hand) | 15 |
+# | 6 | `attention_cost`, `feed_forward_cost`, `crossover_length` | 4 |
+# | 7 | five written answers (graded by hand) | 25 |
 #
 # **Learning goals.** After this notebook you can explain and implement word
 # tokenization, token embeddings, sinusoidal positional encoding, scaled
@@ -69,7 +70,32 @@ print(f"PyTorch {torch.__version__}, running on {device}")
 # parallel. The price: comparing every pair of words costs time and memory that
 # grow with the square of the sentence length.
 #
-# The plot shows both sides of that trade for a sentence of length $n$.
+# The picture shows the two ways of reading a five-word sentence: the
+# recurrent network's chain, where word 1 reaches word 5 only through four
+# steps taken one after another, and attention, where every word reaches every
+# other in one step and all positions are computed at the same time.
+
+# %% code id="demo-sequential-vs-parallel"
+words = ["the", "film", "is", "not", "good"]
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.2))
+for ax, title in ((ax1, "Recurrent network: one word after another"),
+                  (ax2, "Attention: every word sees every word at once")):
+    ax.set(title=title, xlim=(-0.6, 4.6), ylim=(-0.8, 1.6), xlabel="position in the sentence")
+    ax.set_yticks([])
+    for i, word in enumerate(words):
+        ax.text(i, 0, word, ha="center", va="center", bbox=dict(boxstyle="round", facecolor="lightyellow"))
+for i in range(4):  # the chain: step t needs the result of step t - 1
+    ax1.annotate("", xy=(i + 0.75, 0), xytext=(i + 0.25, 0), arrowprops=dict(arrowstyle="->", color="tab:red"))
+    ax1.text(i + 0.5, 0.35, f"step {i + 1}", ha="center", fontsize=8, color="tab:red")
+for i in range(5):  # one step: each pair connected directly
+    for j in range(i + 1, 5):
+        ax2.annotate("", xy=(j, 0.2), xytext=(i, 0.2), arrowprops=dict(
+            arrowstyle="<->", color="tab:blue", alpha=0.6, connectionstyle=f"arc3,rad=-{0.25 + 0.05 * (j - i)}"))
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# The plot below shows both sides of that trade for a sentence of length $n$.
 
 # %% code id="demo-path-length"
 n = np.arange(1, 65)
@@ -988,20 +1014,160 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# # Part 6: Reflection (graded by hand)
+# # Part 6: What attention costs
+#
+# Part 1 claimed that attention's cost grows with the square of the sentence
+# length. Here you count it, measure it on this machine, and find where it
+# overtakes the feed-forward network.
+#
+# ## 6.1 Counting multiply-adds
+#
+# Count the multiply-adds of one layer on one sequence of $n$ tokens of size
+# $d$ (= `d_model`); a matrix product of an $(a, b)$ and a $(b, c)$ matrix
+# costs $a \cdot b \cdot c$ of them. Ignore biases, softmax, masking, layer
+# norm and the number of heads (splitting into heads changes no count).
+#
+# - `attention_cost(seq_len, d_model)`: the four projections $W_q, W_k, W_v,
+#   W_o$ (each an $(n, d)$ times $(d, d)$ product), plus the scores $QK^T$ and
+#   the weighted sum of the values (each an $(n, d)$ times $(d, n)$ or $(n, n)$
+#   times $(n, d)$ product).
+# - `feed_forward_cost(seq_len, d_model, d_ff)`: `linear1` and `linear2`.
+# - `crossover_length(d_model, d_ff)`: the smallest sequence length $n \ge 1$
+#   at which `attention_cost` is at least `feed_forward_cost`. Derive it with
+#   algebra (divide both costs by $2nd$) rather than a search; return an `int`.
+#
+# *Hint.* Only one term of the attention cost grows faster than $n$. For
+# `d_model=64, d_ff=256` the crossover is at $n = 128$.
+
+# %% solution id="answer-layer-costs"
+def attention_cost(seq_len: int, d_model: int) -> int:
+    """Multiply-adds of one attention sublayer on one sequence: projections, scores, weighted sum."""
+    ### BEGIN SOLUTION
+    return 4 * seq_len * d_model**2 + 2 * seq_len**2 * d_model
+    ### END SOLUTION
+
+
+def feed_forward_cost(seq_len: int, d_model: int, d_ff: int) -> int:
+    """Multiply-adds of one feed-forward sublayer on one sequence: linear1 and linear2."""
+    ### BEGIN SOLUTION
+    return 2 * seq_len * d_model * d_ff
+    ### END SOLUTION
+
+
+def crossover_length(d_model: int, d_ff: int) -> int:
+    """The smallest seq_len >= 1 at which attention_cost >= feed_forward_cost."""
+    ### BEGIN SOLUTION
+    return max(1, d_ff - 2 * d_model)
+    ### END SOLUTION
+
+# %% code id="visible-layer-costs"
+# Visible tests: the costs and the crossover
+assert attention_cost(10, 4) == 4 * 10 * 16 + 2 * 100 * 4, "four projections plus two (n, n)-sized products"
+assert feed_forward_cost(10, 4, 16) == 2 * 10 * 4 * 16, "two linear layers"
+assert crossover_length(64, 256) == 128, f"expected 128 for d_model=64, d_ff=256, got {crossover_length(64, 256)}"
+n = crossover_length(64, 256)
+assert attention_cost(n, 64) >= feed_forward_cost(n, 64, 256) > attention_cost(n - 1, 64), "the smallest such n"
+print("Visible cost tests passed.")
+
+# %% tests id="layer_costs" points=2
+
+# %% tests id="crossover_length" points=2
+
+# %% [markdown]
+# ## 6.2 Measuring on this machine
+#
+# Counts are a model; the next cell measures. It times your
+# `MultiHeadAttention` and `FeedForward` on one random sequence of growing
+# length (the median of a few runs, on the CPU, without gradients) and reads
+# the size of the tensors each keeps: the attention weights are
+# $\text{heads} \cdot n^2$ numbers, the feed-forward's hidden activations
+# $n \cdot d_{ff}$. Both axes are logarithmic, so a cost that grows like $n^k$
+# is a straight line of slope $k$. It takes a few seconds.
+
+# %% code id="demo-complexity"
+def median_seconds(fn, repeats: int = 5) -> float:
+    """The median wall-clock time of `repeats` calls of fn()."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+D_MODEL, D_FF, HEADS = 64, 256, 4
+sequence_lengths = [32, 64, 128, 256, 512, 1024, 2048]
+attention_layer = MultiHeadAttention(D_MODEL, HEADS, dropout=0.0).eval()
+feed_forward_layer = FeedForward(D_MODEL, D_FF, dropout=0.0).eval()
+measured = {"attention s": [], "feed-forward s": [], "attention MB": [], "feed-forward MB": []}
+with torch.no_grad():
+    for n in tqdm(sequence_lengths, desc="sequence lengths"):
+        x = torch.randn(1, n, D_MODEL)
+        measured["attention s"].append(median_seconds(lambda: attention_layer(x)))
+        measured["feed-forward s"].append(median_seconds(lambda: feed_forward_layer(x)))
+        _, weights = attention_layer(x)
+        measured["attention MB"].append(weights.nelement() * weights.element_size() / 2**20)
+        hidden = feed_forward_layer.linear1(x)
+        measured["feed-forward MB"].append(hidden.nelement() * hidden.element_size() / 2**20)
+
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+for name, color in (("attention", "tab:blue"), ("feed-forward", "tab:orange")):
+    ax1.loglog(sequence_lengths, measured[f"{name} s"], "o-", color=color, label=f"{name} (measured)")
+    ax2.loglog(sequence_lengths, measured[f"{name} MB"], "o-", color=color, label=name)
+counted = np.array([attention_cost(n, D_MODEL) / feed_forward_cost(n, D_MODEL, D_FF) for n in sequence_lengths])
+ax1.loglog(sequence_lengths, counted * np.array(measured["feed-forward s"]), "--", color="tab:blue", alpha=0.5,
+           label="attention (counted, relative to feed-forward)")
+ax1.axvline(crossover_length(D_MODEL, D_FF), color="gray", linestyle=":", label="your crossover_length")
+ax1.set(title=f"Time per layer (d_model={D_MODEL}, d_ff={D_FF})", xlabel="sequence length n", ylabel="seconds")
+ax2.set(title="Memory of what each layer keeps", xlabel="sequence length n", ylabel="MB (float32)")
+ax1.legend(fontsize=8)
+ax2.legend(fontsize=8)
+plt.tight_layout()
+plt.show()
+slope = np.polyfit(np.log(sequence_lengths[-3:]), np.log(measured["attention s"][-3:]), 1)[0]
+print(f"attention's time grows like n^{slope:.1f} over the longest sequences; its weights take "
+      f"{measured['attention MB'][-1]:.0f} MB at n = {sequence_lengths[-1]}")
+
+# %% [markdown]
+# The measured lines need not cross exactly at your `crossover_length`: the
+# counts ignore the softmax and memory traffic, and the CPU's matrix routines
+# are faster for some shapes than others. The slopes are the lasting lesson:
+# at long lengths attention's time and memory grow like $n^2$, the
+# feed-forward's like $n$. That is why long-context models use sparse, local or
+# linear-time variants of attention, or compute exact attention in blocks
+# without ever storing the $n \times n$ weights.
+#
+# # Part 7: Applications, risks and reflection (graded by hand)
+#
+# The same block you built, scaled up and trained on large amounts of text,
+# code or images, powers translation, search, summarisation, coding
+# assistants and chat models. Scale brings risks that no test in this notebook
+# can catch: models repeat the biases and errors of their training data, state
+# false things fluently, can leak text they were trained on, and cost a great
+# deal of energy to train. Your own classifier is a small case of the first
+# risk: it learned whatever the film reviews taught it.
 #
 # Answer in your own words, 80 to 200 words each. Refer to what you built and
 # measured in this notebook where you can.
 #
 # **Question 1.** Why can attention relate two distant words more easily than a
 # recurrent network, and what does that cost as sentences get longer? Use the
-# plots of Part 1 and the shapes of your attention weights.
+# pictures of Part 1 and your measurements of Part 6.
 
 # %% answer [markdown] id="reflection-attention" points=5
 # YOUR ANSWER HERE
 
 # %% [markdown]
-# **Question 2.** Your classifier needs a padding mask in two places. Name both,
+# **Question 2.** Your multi-head attention splits `d_model` into heads of size
+# `d_model / num_heads` at no extra cost in multiply-adds. What can several
+# small heads represent that one head of size `d_model` cannot? Use the
+# attention maps of Part 5 if they show it.
+
+# %% answer [markdown] id="reflection-heads" points=5
+# YOUR ANSWER HERE
+
+# %% [markdown]
+# **Question 3.** Your classifier needs a padding mask in two places. Name both,
 # and describe what would go wrong in each place without it. How did the tests
 # show it?
 
@@ -1009,11 +1175,20 @@ plt.show()
 # YOUR ANSWER HERE
 
 # %% [markdown]
-# **Question 3.** Compare your transformer's test accuracy with the TF-IDF
+# **Question 4.** Compare your transformer's test accuracy with the TF-IDF
 # baseline. Give two reasons for the gap (or the lack of one) that follow from
 # the data and the model size, and one change you would try first.
 
 # %% answer [markdown] id="reflection-results" points=5
+# YOUR ANSWER HERE
+
+# %% [markdown]
+# **Question 5.** Suppose a company used a classifier like yours to flag
+# negative customer reviews for follow-up. Name one way it could treat some
+# customers unfairly or fail them, how you would detect it, and what you would
+# change.
+
+# %% answer [markdown] id="reflection-risks" points=5
 # YOUR ANSWER HERE
 
 # %% [markdown]

@@ -573,3 +573,25 @@ def probe_train_transformer(ns):
     out = {key: np.array(history.get(key, []), dtype=float) for key in ("train_loss", "train_acc", "val_loss", "val_acc")}
     out["final_parameters"] = np.concatenate([_np(p).ravel() for _, p in sorted(model.named_parameters())])
     return out
+
+
+# ------------------------------------------------------------- costs
+
+COST_SHAPES = ((7, 3, 11), (50, 16, 40), (300, 48, 200))  # (seq_len, d_model, d_ff)
+CROSSOVER_SHAPES = ((48, 400), (100, 1000), (30, 70), (16, 24))  # (d_model, d_ff); the last two cross at n = 10, 1
+
+
+@probe("layer_costs")
+def probe_layer_costs(ns):
+    attention, feed_forward = _require(ns, "attention_cost"), _require(ns, "feed_forward_cost")
+    return {"attention": np.array([float(attention(n, d)) for n, d, _ in COST_SHAPES]),
+            "feed_forward": np.array([float(feed_forward(n, d, f)) for n, d, f in COST_SHAPES])}
+
+
+@probe("crossover_length")
+def probe_crossover_length(ns):
+    crossover = _require(ns, "crossover_length")
+    found = [crossover(d, f) for d, f in CROSSOVER_SHAPES]
+    if not all(isinstance(n, (int, np.integer)) for n in found):
+        raise TypeError(f"crossover_length must return an int, got {type(found[0]).__name__}")
+    return {"lengths": np.array(found, dtype=float)}

@@ -27,6 +27,9 @@ GRADED_NAMES = (
     "TransformerBlock",
     "MiniTransformer",
     "train_transformer",
+    "attention_cost",
+    "feed_forward_cost",
+    "crossover_length",
 )
 
 
@@ -106,6 +109,11 @@ def train_transformer(ns: dict) -> dict:
     return {key: history[key] for key in ("train_loss", "train_acc", "val_loss", "val_acc")}
 
 
+def layer_costs(ns: dict) -> dict:
+    return {"attention": [ns["attention_cost"](10, 4)], "feed_forward": [ns["feed_forward_cost"](10, 4, 16)],
+            "crossover": [ns["crossover_length"](64, 256)]}
+
+
 PROBES = {probe.__name__: probe for probe in (
     tokenizer, token_embedding, positional_encoding, transformer_embeddings, attention, multi_head_attention,
-    layer_norm, feed_forward, transformer_block, mini_transformer, train_transformer)}
+    layer_norm, feed_forward, transformer_block, mini_transformer, train_transformer, layer_costs)}
