@@ -47,6 +47,8 @@ CHECKS = (
         Expect("pe_10", "Check the exponent: it is 2i / d_model for pair i, the same for columns 2i and 2i+1."),
         Expect("forward_6", "forward adds pe[:seq_len] along the sequence axis (axis 1) and returns the sum."),
         Expect("forward_10", "forward adds pe[:seq_len] along the sequence axis (axis 1) and returns the sum."),
+        Expect("forward_dtype_6", "Build the table in float32 (torch.zeros' default): a float64 table turns float32 "
+               "activations into float64, which the rest of the model cannot mix with its float32 weights."),
     )),
     Check("transformer_embeddings", "TransformerEmbeddings", (
         Expect("eval_output", "Apply self.token_embedding, then self.pos_encoding, then self.dropout."),
@@ -92,12 +94,16 @@ CHECKS = (
         Expect("no_mask_output", "Split heads with view(B, T, num_heads, d_k) then transpose(1, 2); merge with "
                "transpose(1, 2) then view/reshape(B, T, d_model); apply W_o once, after merging."),
         Expect("padding_output", "Pass the mask on to scaled_dot_product_attention."),
+        Expect("train_output", "In training mode, pass self.dropout to scaled_dot_product_attention, so it acts once on "
+               "the attention weights; apply no other dropout in this module."),
     )),
     Check("layer_norm", "LayerNorm", (
         Expect("parameters", "Create self.gamma (ones) and self.beta (zeros) as nn.Parameter of size features."),
         Expect("default_eps_output", "Normalize over the last axis with the biased variance "
                "(x.var(-1, unbiased=False)), as nn.LayerNorm does, then apply gamma and beta."),
         Expect("large_eps_output", "eps goes inside the square root: (x - mean) / sqrt(var + eps)."),
+        Expect("input_gradient", "The backward pass must work: compute new tensors (x - mean) instead of changing x "
+               "in place (x.sub_(...), x -= ...), which autograd cannot differentiate."),
     )),
     Check("feed_forward", "FeedForward", (
         Expect("parameters", PARAMS_HINT + " Here: linear1 = nn.Linear(d_model, d_ff), linear2 = "
@@ -111,8 +117,13 @@ CHECKS = (
         Expect("no_mask_weights", "Return the attention weights from self.attention."),
         Expect("padding_output", "Pass the mask on to self.attention."),
         Expect("padding_weights", "Pass the mask on to self.attention."),
+        Expect("train_output", "In training mode, apply self.dropout to each sublayer's output before adding the "
+               "residual: norm1(x + dropout(attn_out)), norm2(x + dropout(ffn_out)); no dropout after the norms."),
     )),
     Check("mini_transformer", "MiniTransformer", (
+        Expect("blocks_held", "Keep the blocks in an nn.ModuleList of num_layers separate TransformerBlock objects: "
+               "a Python list is not registered (its parameters are not trained, moved to the GPU or switched to eval "
+               "mode), and [block] * num_layers repeats one block, so the layers share their weights."),
         Expect("n_attention_maps", "Return a list with one attention map per block."),
         Expect("logits_more_padding", "Adding <PAD> at the end changed the logits: pass the mask to the blocks "
                "as (B, 1, 1, T) and pool over real tokens only.", same_as="logits"),
@@ -125,7 +136,8 @@ CHECKS = (
         Expect("train_loss", "Use nn.CrossEntropyLoss on raw logits (no softmax first), call "
                "optimizer.zero_grad() before each backward pass, and average the batch losses per epoch."),
         Expect("train_acc", "train_acc is the fraction (0 to 1) of training examples predicted right during "
-               "the epoch."),
+               "the epoch: count correct examples over all batches, then divide by the number of examples (a mean of "
+               "per-batch accuracies is wrong when the last batch is smaller)."),
         Expect("val_loss", "Validate with evaluate(model, val_loader, criterion) after each epoch."),
         Expect("val_acc", "val_acc is the accuracy evaluate returns (a fraction)."),
         Expect("final_parameters", "Use torch.optim.AdamW(model.parameters(), lr=learning_rate, "

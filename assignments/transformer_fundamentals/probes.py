@@ -223,6 +223,27 @@ class StandInBlock(nn.Module):
         return x + torch.tanh(mixed), weights
 
 
+class StandInDropout(nn.Module):
+    """A dropout that drops the same entries every time: a fixed 0 / 1 / 2 pattern over the last two axes.
+
+    Put in place of every nn.Dropout of a module, it shows where dropout acts, whatever the order in
+    which the code draws random numbers (one call per head or one for all heads give the same result).
+    """
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows, cols = x.shape[-2:]
+        pattern = (torch.arange(rows)[:, None] + 2 * torch.arange(cols)[None, :]) % 3  # 0 = dropped, 1, 2
+        return x * pattern.to(x.device, x.dtype)
+
+
+def with_stand_in_dropout(module: nn.Module) -> nn.Module:
+    """`module` with each of its own nn.Dropout children replaced by a StandInDropout, in training mode."""
+    for name, child in list(module.named_children()):
+        if isinstance(child, nn.Dropout):
+            setattr(module, name, StandInDropout())
+    return module.train()
+
+
 class BagOfWordsClassifier(nn.Module):
     """A tiny classifier with the MiniTransformer interface, for checking the training loop."""
 
@@ -345,7 +366,9 @@ def probe_positional_encoding(ns):
         out[f"pe_{d_model}"] = _np(pe.reshape(max_length, d_model))
         x = _randn(2, 2, 4, d_model)
         with torch.no_grad():
-            out[f"forward_{d_model}"] = _np(module(x))
+            forward = module(x)
+        out[f"forward_{d_model}"] = _np(forward)
+        out[f"forward_dtype_{d_model}"] = np.array(str(forward.dtype))
     out["buffers"] = np.array(sorted(name for name, _ in module.named_buffers()), dtype=str)
     out["n_parameters"] = np.array(sum(p.numel() for p in module.parameters()))
     return out
@@ -441,6 +464,9 @@ def _reference_attention(Q, K, V, mask=None, dropout=None):
     output = F.scaled_dot_product_attention(Q, K, V, attn_mask=attn_mask)
     eye = torch.eye(K.size(-2), dtype=Q.dtype, device=Q.device).expand(*K.shape[:-1], K.size(-2))
     weights = F.scaled_dot_product_attention(Q, K, eye, attn_mask=attn_mask)  # the weights themselves
+    if dropout is not None:  # dropout acts once, on the weights
+        weights = dropout(weights)
+        output = weights @ V
     return output, weights
 
 
@@ -457,6 +483,10 @@ def probe_multi_head_attention(ns):
             output, weights = _as_pair(module(x, mask=mask), "MultiHeadAttention.forward")
             out[f"{name}_output"] = _np(output)
             out[f"{name}_weights_shape"] = np.array(tuple(weights.shape))
+    dropping = with_stand_in_dropout(cls(12, 3, dropout=0.5))  # dropout must act on the attention weights only
+    fill_parameters(dropping, seed=5)
+    with torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention):
+        out["train_output"] = _np(_as_pair(dropping(x), "MultiHeadAttention.forward")[0])
     return out
 
 
@@ -473,6 +503,9 @@ def probe_layer_norm(ns):
         params = fill_parameters(module, seed=6)
         with torch.no_grad():
             out[f"{name}_output"] = _np(module(x))
+    leaf = x.clone().requires_grad_(True)  # the backward pass must work too (no in-place op on the input)
+    (module(leaf) * _randn(61, *x.shape)).sum().backward()
+    out["input_gradient"] = _np(leaf.grad)
     out["parameters"] = params
     return out
 
@@ -489,15 +522,19 @@ def probe_feed_forward(ns):
     return {"parameters": params, "eval_output": _np(evaluated), "train_output": _np(trained)}
 
 
-@probe("transformer_block")
-def probe_transformer_block(ns):
-    cls = _require(ns, "TransformerBlock")
+def _stand_in_block(ns: Namespace, dropout: float) -> nn.Module:
+    """The notebook's TransformerBlock (d_model 6) with stand-ins for its attention, feed-forward and norms."""
     with replaced(ns, MultiHeadAttention=StandInAttention, FeedForward=StandInFeedForward, LayerNorm=StandInNorm):
-        block = cls(6, 2, 10, dropout=0.0)
+        block = _require(ns, "TransformerBlock")(6, 2, 10, dropout=dropout)
     block.attention = StandInAttention()
     block.feed_forward = StandInFeedForward(6)
     block.norm1, block.norm2 = StandInNorm(6, seed=11), StandInNorm(6, seed=12)
-    block.eval()
+    return block
+
+
+@probe("transformer_block")
+def probe_transformer_block(ns):
+    block = _stand_in_block(ns, dropout=0.0).eval()
     x = _randn(80, 2, 4, 6)
     padding = torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]])[:, None, None, :]
     out = {}
@@ -505,27 +542,34 @@ def probe_transformer_block(ns):
         for name, mask in (("no_mask", None), ("padding", padding)):
             output, weights = _as_pair(block(x, mask), "TransformerBlock.forward")
             out[f"{name}_output"], out[f"{name}_weights"] = _np(output), _np(weights)
+        # in training mode, dropout acts on each sublayer's output, before its residual sum
+        dropping = with_stand_in_dropout(_stand_in_block(ns, dropout=0.5))
+        out["train_output"] = _np(_as_pair(dropping(x), "TransformerBlock.forward")[0])
     return out
 
 
 # ----------------------------------------------------------- classifier
 
 
-def _stand_in_model(ns: Namespace, num_layers: int = 2) -> nn.Module:
+def _stand_in_model(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, np.ndarray]:
+    """The notebook's MiniTransformer with stand-ins for its parts, and how it held its blocks:
+    [in an nn.ModuleList, num_layers separate objects]."""
     cls = _require(ns, "MiniTransformer")
     config = dict(vocab_size=17, d_model=6, num_heads=2, num_layers=num_layers, d_ff=10, max_length=12, num_classes=3)
     with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock, LayerNorm=StandInNorm):
         model = cls(**config, dropout=0.0)
+    blocks = getattr(model, "transformer_blocks", [])
+    held = np.array([isinstance(blocks, nn.ModuleList), len({id(block) for block in blocks}) == num_layers])
     model.embeddings = StandInEmbeddings(17, 6)
     model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i) for i in range(num_layers))
     model.ln_f = StandInNorm(6, seed=13)
     fill_parameters(model, seed=8)  # the classifier head
-    return model.eval()
+    return model.eval(), held
 
 
 @probe("mini_transformer")
 def probe_mini_transformer(ns):
-    model = _stand_in_model(ns)
+    model, held = _stand_in_model(ns)
     ids = torch.tensor([[2, 5, 9, 4, 0, 0], [2, 7, 3, 11, 16, 8]])
     mask = (ids != 0).long()
     more_padding = F.pad(ids, (0, 4))
@@ -540,6 +584,7 @@ def probe_mini_transformer(ns):
         "logits_more_padding": _np(padded_logits),
         "logits_other_padding_ids": _np(other_logits),
         "parameters": np.array(sorted(f"{n} {tuple(p.shape)}" for n, p in model.named_parameters())),
+        "blocks_held": held,
     }
 
 
@@ -567,7 +612,8 @@ def probe_train_transformer(ns):
     torch.manual_seed(9)
     model = BagOfWordsClassifier()
     fill_parameters(model, seed=9)
-    history = train(model, training_batches(12, seed=91), training_batches(8, seed=92), num_epochs=3, learning_rate=0.05)
+    # 13 and 9 examples: the last batch is smaller, so averages over batches and over examples differ
+    history = train(model, training_batches(13, seed=91), training_batches(9, seed=92), num_epochs=3, learning_rate=0.05)
     if not isinstance(history, dict):
         raise TypeError(f"train_transformer must return the history dict, got {type(history).__name__}.")
     out = {key: np.array(history.get(key, []), dtype=float) for key in ("train_loss", "train_acc", "val_loss", "val_acc")}
