@@ -232,6 +232,14 @@ def test_partial_sample_fails_exactly_the_checks_of_its_bugs(assignment):
     assert set(failed) == {check for _, check in part(assignment, "corpus").SAMPLE_BUGS}
 
 
+def test_every_mutant_and_alternative_is_python_that_compiles(assignment):
+    """A mutant that is a syntax error would be 'caught' for the wrong reason."""
+    mutants, alternatives = corpus(assignment)
+    solution = {c.metadata["nbgrader"]["grade_id"]: c.source for c in grade_cells(source_nb(assignment), solution=True)}
+    for edit in mutants + alternatives:
+        compile(edit.apply(solution[edit.cell]), f"<{edit.name}>", "exec")
+
+
 def test_grader_accuracy_every_mutant_caught_by_its_own_piece_every_alternative_accepted(assignment):
     mutants, alternatives = corpus(assignment)
     assert len({e.name for e in mutants + alternatives}) == len(mutants) + len(alternatives), "names are unique"

@@ -129,8 +129,8 @@ CHECKS = (
                "as (B, 1, 1, T) and pool over real tokens only.", same_as="logits"),
         Expect("logits_other_padding_ids", "Changing the ids at padded positions changed the logits: padding "
                "must be masked in attention and left out of the pooling.", same_as="logits"),
-        Expect("logits", "Embed, run every block with the mask, apply ln_f, take the mean over real tokens "
-               "(sum of mask * x over the sequence / number of real tokens), then the classifier."),
+        Expect("logits", "Embed, run every block with the mask, apply ln_f to every token, then take the mean over "
+               "real tokens (sum of mask * x over the sequence / number of real tokens), then the classifier."),
     )),
     Check("train_transformer", "train_transformer", (
         Expect("train_loss", "Use nn.CrossEntropyLoss on raw logits (no softmax first), call "

@@ -19,7 +19,7 @@ LN, FF, BLOCK = "answer-layer-norm", "answer-feed-forward", "answer-transformer-
 MODEL, TRAIN = "answer-mini-transformer", "answer-train-transformer"
 COSTS = "answer-layer-costs"
 SOFTMAX = "weights = F.softmax(scores, dim=-1)"
-DROP_WEIGHTS = "if dropout is not None:\n        weights = dropout(weights)\n"
+DROP_WEIGHTS = "    if dropout is not None:\n        weights = dropout(weights)\n"
 
 SAMPLE_BUGS = (
     (Edit("clean_text_keeps_punctuation", "answer-tokenizer",
@@ -183,6 +183,12 @@ MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
     Edit("train_accuracy_mean_of_batches", TRAIN, (("correct += (logits.argmax(-1) == labels).sum().item()\n            total += len(labels)",
                                                     "correct += (logits.argmax(-1) == labels).float().mean().item()\n            total += 1"),),
          "accuracy averaged over batches: wrong when the last batch is smaller"),
+    Edit("model_pools_before_final_norm", MODEL, (("        x = self.ln_f(x)\n", ""),
+                                                  ("return self.classifier(pooled), attention_weights",
+                                                   "return self.classifier(self.ln_f(pooled)), attention_weights")),
+         "ln_f applied after pooling instead of to every token"),
+    Edit("train_global_device", TRAIN, (("    device = next(model.parameters()).device\n", ""),),
+         "moves batches to the notebook's global device instead of the model's"),
     # attention_cost, feed_forward_cost, crossover_length
     Edit("cost_no_projections", COSTS, (("4 * seq_len * d_model**2 + 2 * seq_len**2 * d_model", "2 * seq_len**2 * d_model"),
                                         ("max(1, d_ff - 2 * d_model)", "max(1, d_ff)")), "projections left out of the count"),
