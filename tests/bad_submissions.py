@@ -26,7 +26,7 @@ import nbformat
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from course import paths  # noqa: E402
 from course.parts import load_module  # noqa: E402
-from course.samples import apply_edits, sample_notebook  # noqa: E402
+from course.samples import apply_edits, run_notebook, sample_notebook  # noqa: E402
 
 ASSIGNMENT = "tiny"
 FIXTURE_ASSIGNMENTS = paths.ROOT / "tests" / "fixture" / "assignments"  # the machinery's tests point COURSE_ASSIGNMENTS_DIR here
@@ -105,6 +105,21 @@ def write_misbehaving(folder: Path) -> None:
         cell(nb, grade_id).source = source
     hand_in(folder, nb)
     shutil.copyfile(folder.parents[1] / "perfect" / ASSIGNMENT / "submission_log.json", folder / "submission_log.json")
+
+
+STATEFUL_CUBE = '''def cube(x, _calls=[]):
+    """x ** 3, times the number of calls so far: state kept in a mutable default argument."""
+    _calls.append(1)
+    return np.asarray(x, dtype=float) ** 3 * len(_calls)
+'''
+
+
+def write_stateful(folder: Path) -> None:
+    """The solution with a cube that keeps state between calls, run as the student ran it (so its log is honest)."""
+    nb = solution()
+    cell(nb, VICTIM).source = STATEFUL_CUBE
+    hand_in(folder, nb)
+    nbformat.write(run_notebook(nb, folder), folder / NOTEBOOK)
 
 
 # ------------------------------------------------------------- attacks on the grader
@@ -254,6 +269,10 @@ CASES = (
          told=("Your cell answer-square raised SyntaxError",
                "Your cell answer-cube raised ValueError: my cell is broken",
                "Your cell answer-clip raised SystemExit", "NaN")),
+    Case("stateful", "state kept between calls, with an honest log", "the solution whose cube keeps a call count in a "
+         "mutable default argument, run top to bottom: its log differs from a fresh run because the code does",
+         write_stateful, "ok", FULL - 2, flags=("not-repeatable",),
+         told=("your code gave different results the two times the grader ran it",)),
     Case("snooper", "patching the tests; reading files outside its folder (solution, reference data, verdicts, a "
          "classmate's notebook); reading the grader's secrets; writing into another student's folder",
          "blank release whose first cell replaces np.allclose, reads the solution, the reference "

@@ -270,7 +270,8 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
     notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
     cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
     known_steps = {*cells, *checks_for(record.assignment),
-                   *(probe.VISIBLE_PREFIX + name for name in load_visible_probes(record.assignment).PROBES)}
+                   *(prefix + name for name in load_visible_probes(record.assignment).PROBES
+                     for prefix in (probe.VISIBLE_PREFIX, probe.AGAIN_PREFIX))}
     skip: list[str] = []
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
@@ -291,8 +292,8 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
             return False
         skip.append(culprit)
         what = (f"cell {culprit}" if culprit in cells else
-                f"the submission log's probe {culprit.removeprefix(probe.VISIBLE_PREFIX)}"
-                if culprit.startswith(probe.VISIBLE_PREFIX) else f"the check {culprit}")
+                f"the submission log's probe {culprit.split(':', 1)[1]}"
+                if culprit.startswith((probe.VISIBLE_PREFIX, probe.AGAIN_PREFIX)) else f"the check {culprit}")
         record.messages.append(f"Your code, run on the grader's inputs, {reason} in {what}; it was left out "
                                "and the rest of your code was graded without it.")
     else:

@@ -27,7 +27,7 @@ import numpy as np
 from course import paths
 from course.checks import checks_for, mismatch, verdict
 from course.grading import untrusted
-from course.grading.probe import VISIBLE_PREFIX
+from course.grading.probe import AGAIN_PREFIX, VISIBLE_PREFIX
 from course.grading.submission_log import read_log
 from course.probes import SKIPPED
 
@@ -72,16 +72,30 @@ def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict
     return results
 
 
-def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict) -> list[dict[str, str]]:
+def runs_differ(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
+    """True if two runs' outputs of one probe are not the same."""
+    return a.keys() != b.keys() or any(mismatch(np.asarray(a[k]), np.asarray(b[k]), LOG_TOLERANCE) for k in a)
+
+
+def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict, again: dict) -> list[dict[str, str]]:
     """What is wrong with submission_log.json, each as a flag and a message for the student.
 
     `outputs` and `errors` are the visible probes' fresh outputs and errors, by probe name: the log
-    must hold the same outputs, and an output only where the submitted code gives one.
+    must hold the same outputs, and an output only where the submitted code gives one. `again` are
+    the outputs of a second run: a probe whose two runs differ shows code that keeps state between
+    calls (a bug, reported as one), so its log entry cannot be held against the student.
     """
     log, problem = read_log(submission, assignment)
     if problem:
         return [{"flag": "log-missing", "message": problem}]
     problems = []
+    unrepeatable = sorted(name for name in outputs if name in again and runs_differ(outputs[name], again[name]))
+    if unrepeatable:
+        problems.append({"flag": "not-repeatable", "message":
+                         f"{', '.join(unrepeatable)}: your code gave different results the two times the grader ran it "
+                         "on the same inputs. It keeps state between calls (a mutable default argument, a global it "
+                         "changes) or draws random numbers without a seed; the checks of these pieces may fail for it."})
+        outputs = {name: value for name, value in outputs.items() if name not in unrepeatable}
     differing = [f"{name} (the submitted code raised an error)" for name, error in errors.items()
                  if name in log["probes"] and not error.startswith(("TimeLimitExceeded", SKIPPED))]  # not the grader's limits
     for name, fresh in outputs.items():
@@ -120,10 +134,12 @@ def _normalised(text: str) -> str:
 def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
     """The judge's plain-data result for one submission (see the module docstring)."""
     outputs, errors = read_probe_data(probe_dir)
-    visible_outputs, visible_errors = ({name.removeprefix(VISIBLE_PREFIX): value for name, value in found.items()
-                                        if name.startswith(VISIBLE_PREFIX)} for found in (outputs, errors))
+    visible_outputs, visible_errors, again = ({name.removeprefix(prefix): value for name, value in found.items()
+                                               if name.startswith(prefix)}
+                                              for prefix, found in ((VISIBLE_PREFIX, outputs), (VISIBLE_PREFIX, errors),
+                                                                    (AGAIN_PREFIX, outputs)))
     return {"checks": judge_checks(assignment, outputs, errors),
-            "log": log_problems(assignment, submission, visible_outputs, visible_errors)}
+            "log": log_problems(assignment, submission, visible_outputs, visible_errors, again)}
 
 
 def main() -> None:
