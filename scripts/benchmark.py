@@ -8,6 +8,7 @@ An assignment's own figures (training time, accuracy vs a baseline, ...) come fr
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 import sys
@@ -22,6 +23,16 @@ from course.parts import part  # noqa: E402
 from course.samples import run_notebook, sample_notebook  # noqa: E402
 
 
+def cell_seconds(cell) -> float:
+    """How long an executed cell ran, from the timestamps nbclient records in its metadata."""
+    timing = cell.metadata.get("execution", {})
+    start, end = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+    if not (start and end):
+        return 0.0
+    return (datetime.datetime.fromisoformat(end.replace("Z", "+00:00")) -
+            datetime.datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
+
+
 def bench(assignment: str) -> None:
     print(f"# {assignment}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -31,6 +42,9 @@ def bench(assignment: str) -> None:
         nb = run_notebook(sample_notebook(assignment, "perfect"), folder)
         notebook_seconds = time.perf_counter() - start
     print(f"instructor notebook, Restart & Run All: {notebook_seconds:.0f} s (kernel start included)")
+    slowest = sorted(((cell_seconds(cell), cell.get("id", "?")) for cell in nb.cells if cell.cell_type == "code"),
+                     reverse=True)[:6]
+    print("slowest cells: " + ", ".join(f"{cell_id} {seconds:.1f} s" for seconds, cell_id in slowest))
     if (paths.assignment_dir(assignment) / "benchmark.py").exists():
         print("\n".join(part(assignment, "benchmark").figures(nb)))
     records = sorted((paths.BUILD / "results" / assignment).glob("*.json"))
