@@ -19,8 +19,9 @@ from functools import cache
 import nbformat
 
 from course import paths
-from course.checks import checks_for, verdict
-from course.grading.judge import grade_cells
+from course.checks import checks_for
+from course.grading.judge import grade_cells, judge_checks
+from course.grading.probe import AGAIN_PREFIX
 from course.parts import part
 from course.probes import execute_program, graded_program, load_probes, run_probes
 from course.samples import Edit, apply_edits, sample_notebook
@@ -63,14 +64,19 @@ def checks_of_cell(assignment: str) -> dict[str, set[str]]:
 
 
 def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, str]:
-    """Judge every check of a notebook's answers in this process (the fast path: no nbgrader, no sandbox).
+    """Judge every check of a notebook's answers in this process (the fast path: no nbgrader, no sandbox),
+    with the judge's own rules: each probe runs twice, as in the sandbox.
 
     Returns the message of each failing check, by check id.
     """
     ns, _ = execute_program(graded_program(assignment, nb), paths.source_dir(assignment))
-    outputs, errors = run_probes(load_probes(assignment), ns)
-    results = [verdict(assignment, c, outputs.get(c), errors.get(c)) for c in checks_for(assignment)]
-    return {r.check_id: r.message for r in results if not r.passed}
+    outputs, errors = {}, {}
+    for prefix in ("", AGAIN_PREFIX):
+        found, failed = run_probes(load_probes(assignment), ns, prefix=prefix)
+        outputs.update(found)
+        errors.update(failed)
+    return {check_id: result["message"] for check_id, result in judge_checks(assignment, outputs, errors).items()
+            if not result["passed"]}
 
 
 def evaluate(assignment: str, edit: Edit) -> Outcome:

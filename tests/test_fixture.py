@@ -1,4 +1,5 @@
-"""The fixture assignment the machinery's tests grade: its reference data and corpus hold, like a real one's."""
+"""The fixture assignment the machinery's tests grade: its reference data and corpus hold, like a real one's;
+and the judge's rule for probes that give other results when run again, on its checks."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import pytest
 
 from course.checks import reference_for
 from course.grader_accuracy import corpus, evaluate_all, failed_checks, report
+from course.grading.judge import judge_checks
+from course.grading.probe import AGAIN_PREFIX
 from course.reference import solution_outputs
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT
@@ -28,3 +31,16 @@ def test_solution_full_marks_and_every_mutant_caught():
     outcomes = evaluate_all(ASSIGNMENT, mutants + alternatives)
     assert "mutants caught: 100%, alternatives accepted: 100%" in report(ASSIGNMENT, outcomes[:len(mutants)],
                                                                          outcomes[len(mutants):])
+
+
+def test_a_check_whose_second_run_differs_fails_saying_so_unless_the_grader_cut_it_short():
+    reference = reference_for(ASSIGNMENT)
+    first = {check_id: dict(data) for check_id, data in reference.items()}
+    second = {AGAIN_PREFIX + check_id: dict(data) for check_id, data in reference.items()}
+    second[AGAIN_PREFIX + "square_values"] = {key: value + 1 for key, value in reference["square_values"].items()}
+    results = judge_checks(ASSIGNMENT, {**first, **second}, {})
+    assert [check_id for check_id, result in results.items() if not result["passed"]] == ["square_values"]
+    assert "run a second time on the same inputs, it gave other results" in results["square_values"]["message"]
+    del second[AGAIN_PREFIX + "square_values"]
+    cut_short = {AGAIN_PREFIX + "square_values": "TimeLimitExceeded: did not finish within 60 s"}
+    assert all(result["passed"] for result in judge_checks(ASSIGNMENT, {**first, **second}, cut_short).values())

@@ -22,6 +22,8 @@ CHECKS = (
                "(most_common(vocab_size - 3))."),
         Expect("inverse_matches_100", "self.inverse_vocab must map every id back to its word."),
         Expect("inverse_matches_9", "self.inverse_vocab must map every id back to its word."),
+        Expect("words_by_id_other", "Each call counts only its own texts: start from a new Counter inside build_vocab "
+               "(a Counter as a default argument or a class attribute keeps the counts of earlier calls)."),
     )),
     Check("tokenizer_tokenize", "SimpleTokenizer.tokenize", (
         Expect("short", "Expected <CLS> first, then one id per word, then <PAD> (0) up to exactly max_length."),

@@ -189,6 +189,10 @@ MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
          "ln_f applied after pooling instead of to every token"),
     Edit("train_global_device", TRAIN, (("    device = next(model.parameters()).device\n", ""),),
          "moves batches to the notebook's global device instead of the model's"),
+    Edit("vocab_counts_mutable_default", T, (("def build_vocab(self, texts: list[str]) -> None:",
+                                              "def build_vocab(self, texts: list[str], counts: Counter = Counter()) -> None:"),
+                                             ("        counts = Counter()\n", "")),
+         "word counts kept in a mutable default argument: every call adds to the counts of the calls before"),
     # attention_cost, feed_forward_cost, crossover_length
     Edit("cost_no_projections", COSTS, (("4 * seq_len * d_model**2 + 2 * seq_len**2 * d_model", "2 * seq_len**2 * d_model"),
                                         ("max(1, d_ff - 2 * d_model)", "max(1, d_ff)")), "projections left out of the count"),

@@ -273,6 +273,7 @@ VOCAB_CORPUS = [
     "Great   fun?  Great fun!",
     "a café, a crêpe and a movie",
 ]
+OTHER_CORPUS = ["plot twist, plot hole", "a twist nobody saw coming", "hole in one"]
 CLEAN_INPUTS = [
     "The FILM, REALLY!",
     "  spaces\tand\nnewlines  ",
@@ -317,6 +318,10 @@ def probe_build_vocab(ns):
         inverse_ok = all(tokenizer.inverse_vocab.get(i) == w for i, w in enumerate(words_by_id))
         out[f"words_by_id_{vocab_size}"] = np.array(words_by_id, dtype=str)
         out[f"inverse_matches_{vocab_size}"] = np.array(inverse_ok)
+    other = _tokenizer(ns, 8)  # a new tokenizer on other texts: nothing of the ones before may leak into it
+    other.clean_text = StandInCleaner.clean_text
+    other.build_vocab(OTHER_CORPUS)
+    out["words_by_id_other"] = np.array(sorted(other.vocab, key=other.vocab.get), dtype=str)
     return out
 
 

@@ -269,9 +269,8 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
         record.flags.append("not-sandboxed")
     notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
     cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
-    known_steps = {*cells, *checks_for(record.assignment),
-                   *(prefix + name for name in load_visible_probes(record.assignment).PROBES
-                     for prefix in (probe.VISIBLE_PREFIX, probe.AGAIN_PREFIX))}
+    known_steps = {*cells, *(prefix + name for prefix in probe.STEP_PREFIXES
+                             for name in (*checks_for(record.assignment), *load_visible_probes(record.assignment).PROBES))}
     skip: list[str] = []
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
@@ -293,7 +292,8 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
         skip.append(culprit)
         what = (f"cell {culprit}" if culprit in cells else
                 f"the submission log's probe {culprit.split(':', 1)[1]}"
-                if culprit.startswith((probe.VISIBLE_PREFIX, probe.AGAIN_PREFIX)) else f"the check {culprit}")
+                if culprit.startswith((probe.VISIBLE_PREFIX, probe.VISIBLE_AGAIN_PREFIX)) else
+                f"the check {culprit.removeprefix(probe.AGAIN_PREFIX)}")
         record.messages.append(f"Your code, run on the grader's inputs, {reason} in {what}; it was left out "
                                "and the rest of your code was graded without it.")
     else:

@@ -27,7 +27,7 @@ import numpy as np
 from course import paths
 from course.checks import checks_for, mismatch, verdict
 from course.grading import untrusted
-from course.grading.probe import AGAIN_PREFIX, VISIBLE_PREFIX
+from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
 from course.grading.submission_log import read_log
 from course.probes import SKIPPED
 
@@ -62,14 +62,27 @@ def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], 
 
 
 def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict]:
-    """Each check's verdict and points."""
+    """Each check's verdict and points: the first run must match the reference, and the second run the first."""
     points, _ = grade_cells(assignment)
     results = {}
-    for check_id in checks_for(assignment):
+    for check_id, check in checks_for(assignment).items():
         result = verdict(assignment, check_id, outputs.get(check_id), errors.get(check_id))
-        results[check_id] = {"passed": result.passed, "points": points[check_id] if result.passed else 0,
-                             "max_points": points[check_id], "message": untrusted.quoted(result.message, MESSAGE_LIMIT)}
+        passed, message = result.passed, result.message
+        if passed and not repeatable(outputs.get(check_id), outputs.get(AGAIN_PREFIX + check_id),
+                                     errors.get(AGAIN_PREFIX + check_id)):
+            passed, message = False, (f"{check.piece}: run a second time on the same inputs, it gave other results. "
+                                      "It keeps state between calls (a mutable default argument, a class attribute or "
+                                      "a global it changes) or draws random numbers without a seed.")
+        results[check_id] = {"passed": passed, "points": points[check_id] if passed else 0,
+                             "max_points": points[check_id], "message": untrusted.quoted(message, MESSAGE_LIMIT)}
     return results
+
+
+def repeatable(first: dict | None, second: dict | None, second_error: str | None) -> bool:
+    """Whether a probe's second run agrees with its first (a second run cut short by the grader's limits is no evidence)."""
+    if second_error is not None:
+        return second_error.startswith(("TimeLimitExceeded", SKIPPED))
+    return first is None or second is None or not runs_differ(first, second)
 
 
 def runs_differ(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
@@ -137,7 +150,7 @@ def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
     visible_outputs, visible_errors, again = ({name.removeprefix(prefix): value for name, value in found.items()
                                                if name.startswith(prefix)}
                                               for prefix, found in ((VISIBLE_PREFIX, outputs), (VISIBLE_PREFIX, errors),
-                                                                    (AGAIN_PREFIX, outputs)))
+                                                                    (VISIBLE_AGAIN_PREFIX, outputs)))
     return {"checks": judge_checks(assignment, outputs, errors),
             "log": log_problems(assignment, submission, visible_outputs, visible_errors, again)}
 

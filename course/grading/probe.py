@@ -11,9 +11,9 @@ course's assignments, source/ and reference data do not exist:
 runs the program and every probe, each under the per-cell time limit, and
 writes FOLDER/outputs.npz (arrays keyed 'check_id/output' for the hidden
 probes, 'visible:probe/output' for the visible ones, which the judge compares
-with submission_log.json, and 'again:probe/output' for a second run of those, which
-tells code that keeps state between calls from a log that was edited) and
-FOLDER/probe_report.json (errors by cell and probe).
+with submission_log.json, and the same of a second run of every probe,
+'again:...' and 'visible-again:...', which shows code that keeps state between
+calls) and FOLDER/probe_report.json (errors by cell and probe).
 The judge reads those files in a process the student's code never ran in.
 """
 
@@ -37,8 +37,10 @@ from course.student_files.submission_log import to_numpy
 
 PROGRAM, OUTPUTS, REPORT = "program.json", "outputs.npz", "probe_report.json"
 HIDDEN, VISIBLE = "probes.py", "visible_probes.py"
-VISIBLE_PREFIX = "visible:"  # step ids and output keys of the visible probes
-AGAIN_PREFIX = "again:"  # ... of their second run: code that keeps state between calls gives other outputs
+# Step ids and output keys: every probe runs twice, as code that keeps state between calls gives other outputs
+# the second time. Hidden probes: 'check_id', then 'again:check_id'; visible ones: 'visible:name', 'visible-again:name'.
+AGAIN_PREFIX, VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX = "again:", "visible:", "visible-again:"
+STEP_PREFIXES = ("", AGAIN_PREFIX, VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX)
 PROGRESS = "progress.txt"  # the cell or probe now running
 
 
@@ -65,11 +67,11 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
     program = [tuple(cell) for cell in json.loads((folder / PROGRAM).read_text())]
     ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
-    outputs, probe_errors = run_probes(load_module(folder / HIDDEN), ns, **options)
-    for prefix in (VISIBLE_PREFIX, AGAIN_PREFIX):
-        visible_outputs, visible_errors = run_probes(load_module(folder / VISIBLE), ns, prefix=prefix, **options)
-        outputs.update(visible_outputs)
-        probe_errors.update(visible_errors)
+    outputs, probe_errors = {}, {}
+    for module, prefix in ((HIDDEN, ""), (HIDDEN, AGAIN_PREFIX), (VISIBLE, VISIBLE_PREFIX), (VISIBLE, VISIBLE_AGAIN_PREFIX)):
+        found, failed = run_probes(load_module(folder / module), ns, prefix=prefix, **options)
+        outputs.update(found)
+        probe_errors.update(failed)
     progress.unlink()
     arrays = {}
     for step_id, data in outputs.items():
