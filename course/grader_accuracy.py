@@ -21,9 +21,9 @@ import nbformat
 from course import paths
 from course.checks import checks_for
 from course.grading.judge import grade_cells, judge_checks
-from course.grading.probe import AGAIN_PREFIX
+from course.grading.probe import HIDDEN_RUNS, run_twice
 from course.parts import part
-from course.probes import execute_program, graded_program, load_probes, run_probes
+from course.probes import execute_program, graded_program, load_probes
 from course.samples import Edit, apply_edits, sample_notebook
 
 
@@ -70,11 +70,7 @@ def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, str]:
     Returns the message of each failing check, by check id.
     """
     ns, _ = execute_program(graded_program(assignment, nb), paths.source_dir(assignment))
-    outputs, errors = {}, {}
-    for prefix in ("", AGAIN_PREFIX):
-        found, failed = run_probes(load_probes(assignment), ns, prefix=prefix)
-        outputs.update(found)
-        errors.update(failed)
+    outputs, errors = run_twice(load_probes(assignment), ns, HIDDEN_RUNS)
     return {check_id: result["message"] for check_id, result in judge_checks(assignment, outputs, errors).items()
             if not result["passed"]}
 

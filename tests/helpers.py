@@ -9,11 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths
+from course.checks import reference_for
 from course.grading.grade_one import grading_env, nbgrader_command
+from course.reference import solution_outputs
 
 __all__ = ["ASSIGNMENT", "FIXTURE_ASSIGNMENTS"]  # the machinery's tests grade the fixture assignment
 
@@ -57,6 +60,18 @@ def paths_of(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> Iterator[No
                             ("EXCHANGE", root / "build" / "exchange")):
             patch.setattr(paths, name, value)
         yield
+
+
+def assert_reference_is_fresh(assignment: str, how_to_rebuild: str, atol: float) -> None:
+    """The committed reference data of `assignment` equals a fresh run of its solution (numbers within `atol`)."""
+    fresh = solution_outputs(assignment)
+    committed = {f"{c}/{k}": v for c, data in reference_for(assignment).items() for k, v in data.items()}
+    assert sorted(fresh) == sorted(committed), how_to_rebuild
+    for key, value in fresh.items():
+        if value.dtype.kind in "USb":
+            assert np.array_equal(value, committed[key]), key
+        else:
+            np.testing.assert_allclose(value, committed[key], atol=atol, err_msg=key)
 
 
 def grade_cells(nb: nbformat.NotebookNode, **flags) -> list[nbformat.NotebookNode]:

@@ -19,20 +19,18 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-import numpy as np
 import pytest
 
 from course import paths
 from course.build_source import shipped_files
-from course.checks import checks_for, reference_for
+from course.checks import checks_for
 from course.grader_accuracy import checks_of_cell, corpus, evaluate_all, failed_checks, report
 from course.grading.judge import grade_cells as points_of
 from course.notebook_format import check_cell_source
 from course.parts import part
 from course.probes import load_visible_probes
-from course.reference import solution_outputs
 from course.samples import sample_notebook
-from helpers import between, grade_cells, nbgrader
+from helpers import assert_reference_is_fresh, between, grade_cells, nbgrader
 
 ASSIGNMENTS = paths.assignments()
 pytestmark = pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -207,14 +205,7 @@ def test_nothing_the_release_ships_earns_points_when_pasted_into_the_answer_cell
 
 
 def test_committed_reference_matches_a_fresh_run_of_the_solution(assignment):
-    fresh = solution_outputs(assignment)
-    committed = {f"{c}/{k}": v for c, data in reference_for(assignment).items() for k, v in data.items()}
-    assert sorted(fresh) == sorted(committed), "run `make reference` after changing probes or the solution"
-    for key, value in fresh.items():
-        if value.dtype.kind in "USb":
-            assert np.array_equal(value, committed[key]), key
-        else:
-            np.testing.assert_allclose(value, committed[key], atol=1e-6, err_msg=key)
+    assert_reference_is_fresh(assignment, "run `make reference` after changing probes or the solution", atol=1e-6)
 
 
 def test_solution_passes_every_check(assignment):

@@ -3,26 +3,20 @@ and the judge's rule for probes that give other results when run again, on its c
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from course.checks import reference_for
 from course.grader_accuracy import corpus, evaluate_all, failed_checks, report
 from course.grading.judge import judge_checks
 from course.grading.probe import AGAIN_PREFIX
-from course.reference import solution_outputs
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT
+from helpers import ASSIGNMENT, assert_reference_is_fresh
 
 pytestmark = pytest.mark.usefixtures("on_fixture")
 
 
 def test_committed_reference_matches_a_fresh_run_of_the_solution():
-    fresh = solution_outputs(ASSIGNMENT)
-    committed = {f"{c}/{k}": v for c, data in reference_for(ASSIGNMENT).items() for k, v in data.items()}
-    assert sorted(fresh) == sorted(committed), "rebuild it as its notebook.py says"
-    for key, value in fresh.items():
-        np.testing.assert_allclose(value, committed[key], atol=1e-9, err_msg=key)
+    assert_reference_is_fresh(ASSIGNMENT, "rebuild it as its notebook.py says", atol=1e-9)
 
 
 def test_solution_full_marks_and_every_mutant_caught():

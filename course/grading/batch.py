@@ -243,10 +243,9 @@ def main() -> None:
 def grade_assignment(assignment: str, only: list[str] | None, regrade: bool, jobs: int) -> None:
     """Grade the submissions of one assignment that need it (or `only` these students), then merge."""
     names = students(assignment)
+    selected = {student: folder_name for student, folder_name in names.items() if not only or student in only}
     to_grade = []
-    for student, folder_name in names.items():
-        if only and student not in only:
-            continue
+    for student, folder_name in selected.items():
         if student != folder_name:
             invalid_name_record(assignment, student, folder_name)
             print(f"{assignment}/{student}: not a valid student id, recorded as invalid")
@@ -258,8 +257,8 @@ def grade_assignment(assignment: str, only: list[str] | None, regrade: bool, job
         grade_all(assignment, to_grade, jobs)
         # A busy machine must not cost a correct submission its points: each timeout is graded again,
         # alone (nothing else graded beside it, all the cores), and that second verdict stands.
-        again = [student for student in names if student == names[student] and (not only or student in only)
-                 and needs_grading_alone(assignment, student)]
+        again = [student for student, folder_name in selected.items()
+                 if student == folder_name and needs_grading_alone(assignment, student)]
         for student in again:
             print(f"{assignment}/{student}: ran past a time limit; grading it again, alone")
         grade_all(assignment, again, 1, alone=True)

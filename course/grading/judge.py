@@ -78,10 +78,15 @@ def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict
     return results
 
 
+def cut_short(error: str) -> bool:
+    """Whether a step's error is the grader's doing (its time limit, or a skip after a crash), not the code's."""
+    return error.startswith(("TimeLimitExceeded", SKIPPED))
+
+
 def repeatable(first: dict | None, second: dict | None, second_error: str | None) -> bool:
-    """Whether a probe's second run agrees with its first (a second run cut short by the grader's limits is no evidence)."""
+    """Whether a probe's second run agrees with its first (a second run cut short by the grader is no evidence)."""
     if second_error is not None:
-        return second_error.startswith(("TimeLimitExceeded", SKIPPED))
+        return cut_short(second_error)
     return first is None or second is None or not runs_differ(first, second)
 
 
@@ -110,7 +115,7 @@ def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict,
                          "changes) or draws random numbers without a seed; the checks of these pieces may fail for it."})
         outputs = {name: value for name, value in outputs.items() if name not in unrepeatable}
     differing = [f"{name} (the submitted code raised an error)" for name, error in errors.items()
-                 if name in log["probes"] and not error.startswith(("TimeLimitExceeded", SKIPPED))]  # not the grader's limits
+                 if name in log["probes"] and not cut_short(error)]
     for name, fresh in outputs.items():
         logged = log["probes"].get(name)
         if not isinstance(logged, dict):
@@ -147,12 +152,14 @@ def _normalised(text: str) -> str:
 def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
     """The judge's plain-data result for one submission (see the module docstring)."""
     outputs, errors = read_probe_data(probe_dir)
-    visible_outputs, visible_errors, again = ({name.removeprefix(prefix): value for name, value in found.items()
-                                               if name.startswith(prefix)}
-                                              for prefix, found in ((VISIBLE_PREFIX, outputs), (VISIBLE_PREFIX, errors),
-                                                                    (VISIBLE_AGAIN_PREFIX, outputs)))
     return {"checks": judge_checks(assignment, outputs, errors),
-            "log": log_problems(assignment, submission, visible_outputs, visible_errors, again)}
+            "log": log_problems(assignment, submission, of_run(outputs, VISIBLE_PREFIX), of_run(errors, VISIBLE_PREFIX),
+                                of_run(outputs, VISIBLE_AGAIN_PREFIX))}
+
+
+def of_run(found: dict, prefix: str) -> dict:
+    """The entries of one run (step ids starting with `prefix`), by probe name."""
+    return {name.removeprefix(prefix): value for name, value in found.items() if name.startswith(prefix)}
 
 
 def main() -> None:

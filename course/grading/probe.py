@@ -24,6 +24,7 @@ import json
 import shutil
 from collections.abc import Collection
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
 
@@ -40,7 +41,8 @@ HIDDEN, VISIBLE = "probes.py", "visible_probes.py"
 # Step ids and output keys: every probe runs twice, as code that keeps state between calls gives other outputs
 # the second time. Hidden probes: 'check_id', then 'again:check_id'; visible ones: 'visible:name', 'visible-again:name'.
 AGAIN_PREFIX, VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX = "again:", "visible:", "visible-again:"
-STEP_PREFIXES = ("", AGAIN_PREFIX, VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX)
+HIDDEN_RUNS, VISIBLE_RUNS = ("", AGAIN_PREFIX), (VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX)
+STEP_PREFIXES = (*HIDDEN_RUNS, *VISIBLE_RUNS)
 PROGRESS = "progress.txt"  # the cell or probe now running
 
 
@@ -68,8 +70,8 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
     ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     outputs, probe_errors = {}, {}
-    for module, prefix in ((HIDDEN, ""), (HIDDEN, AGAIN_PREFIX), (VISIBLE, VISIBLE_PREFIX), (VISIBLE, VISIBLE_AGAIN_PREFIX)):
-        found, failed = run_probes(load_module(folder / module), ns, prefix=prefix, **options)
+    for module, runs in ((HIDDEN, HIDDEN_RUNS), (VISIBLE, VISIBLE_RUNS)):
+        found, failed = run_twice(load_module(folder / module), ns, runs, **options)
         outputs.update(found)
         probe_errors.update(failed)
     progress.unlink()
@@ -88,6 +90,17 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
     report = {"cell_errors": cell_errors, "probe_errors": probe_errors}
     (folder / REPORT).write_text(json.dumps(report, indent=1))
     return report
+
+
+def run_twice(module: ModuleType, ns: dict, runs: tuple[str, str], **options) -> tuple[dict, dict[str, str]]:
+    """Every probe of `module` on `ns`, run twice: (outputs, errors) by step id, `runs` giving the step-id
+    prefixes of the first and the second run (the judge compares them). `options` are run_probes's."""
+    outputs, errors = {}, {}
+    for prefix in runs:
+        found, failed = run_probes(module, ns, prefix=prefix, **options)
+        outputs.update(found)
+        errors.update(failed)
+    return outputs, errors
 
 
 def culprit(folder: Path) -> str | None:
