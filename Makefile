@@ -72,7 +72,7 @@ grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrad
 formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:8888/formgrader to grade written answers (Ctrl-C stops it)
 	$(PY) -m course.formgrader
 
-grader-report: $(STAMP) ## mutants caught and alternatives accepted, per piece
+grader-report: $(STAMP) ## mutants caught and diagnosed, alternatives accepted, per piece
 	$(PY) -m course.grader_accuracy $(ASSIGNMENT)
 
 bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds per graded submission

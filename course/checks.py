@@ -5,7 +5,10 @@ Its verdict is a pure function of data: the judge (course.grading.judge)
 applies it in a process where no student code runs, and nbgrader's gradebook
 stores what it decided (course.grading.nbgrader_hooks).
 
-Messages say what probably went wrong; they never show reference values.
+A failing verdict names its likely mistake from the assignment's catalogue
+(MISTAKES in its checks.py, with COMMON_MISTAKES): the most specific diagnosis
+the evidence supports, where evidence is which outputs hold and which fail.
+Messages give the mistake's advice; they never show reference values.
 """
 
 from __future__ import annotations
@@ -21,22 +24,48 @@ from course.parts import part
 
 @dataclass(frozen=True)
 class Expect:
-    """One output of a probe must match: the reference (default) or another output (`same_as`)."""
+    """One graded output of a probe: it must match the reference (default) or another output (`same_as`).
+
+    `mistake` names, in the assignment's catalogue, the mistake that most often breaks it.
+    """
 
     key: str
-    hint: str
+    mistake: str
     atol: float = 1e-4
     same_as: str | None = None
-    shape_hint: str = ""
+
+
+@dataclass(frozen=True)
+class Clue:
+    """An output compared like an Expect but worth nothing: evidence that tells mistakes apart."""
+
+    key: str
+    atol: float = 1e-4
+    same_as: str | None = None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A mistake recognised by a pattern of evidence: the outputs in `wrong` fail, those in `right` hold."""
+
+    mistake: str
+    wrong: tuple[str, ...]
+    right: tuple[str, ...] = ()
+
+    @property
+    def specificity(self) -> int:
+        return len(self.wrong) + len(self.right)
 
 
 @dataclass(frozen=True)
 class Check:
-    """A named, graded check of one piece of the notebook."""
+    """A named, graded check of one piece of the notebook: all its expectations must hold."""
 
     check_id: str
     piece: str
     expects: tuple[Expect, ...]
+    clues: tuple[Clue, ...] = ()
+    diagnoses: tuple[Diagnosis, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,6 +73,17 @@ class Verdict:
     check_id: str
     passed: bool
     message: str
+    mistake: str | None = None  # a catalogue name when the check failed
+
+
+# Mistakes any piece can make, named by the machinery itself rather than an assignment's catalogue.
+COMMON_MISTAKES = {
+    "raises-error": "The code raised an error on the grader's inputs: run it on inputs of other shapes and sizes "
+                    "than the notebook's, and read the error.",
+    "state-between-calls": "Called twice on the same inputs, the code gave different results: it keeps state "
+                           "between calls (a mutable default argument, a class attribute or a global it changes) or "
+                           "draws random numbers without a seed.",
+}
 
 
 def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
@@ -69,25 +109,76 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
     return f"values differ (largest difference {error.max():.3g} at index {tuple(int(i) for i in worst)})"
 
 
+NOT_RECORDED = "no output was recorded"
+
+
+def problems(check: Check, outputs: dict[str, np.ndarray], reference: dict[str, np.ndarray]) -> dict[str, str | None]:
+    """What is wrong with each expected output and clue, by key (None: it holds)."""
+    found = {}
+    for item in check.expects + check.clues:
+        if item.key not in outputs or (item.same_as and item.same_as not in outputs):
+            found[item.key] = NOT_RECORDED
+            continue
+        want = outputs[item.same_as] if item.same_as else reference[item.key]
+        found[item.key] = mismatch(np.asarray(outputs[item.key]), np.asarray(want), item.atol)
+    return found
+
+
+def diagnose(check: Check, found: dict[str, str | None]) -> Diagnosis:
+    """The most specific diagnosis the evidence supports: of the check's diagnoses and each failing expectation's
+    own mistake, the one whose whole pattern holds with the most outputs in it (the first listed among equals).
+
+    An output that was not recorded is no evidence for a diagnosis; it only fails its own expectation.
+    """
+    def holds(d: Diagnosis, evidence: dict[str, str | None]) -> bool:
+        return all(evidence.get(key) for key in d.wrong) and all(key in evidence and not evidence[key]
+                                                                 for key in d.right)
+
+    recorded = {key: problem for key, problem in found.items() if problem != NOT_RECORDED}
+    holding = [d for d in check.diagnoses if holds(d, recorded)]
+    holding += [d for d in (Diagnosis(e.mistake, (e.key,)) for e in check.expects) if holds(d, found)]
+    return max(holding, key=lambda d: d.specificity)  # max keeps the first of equals
+
+
 def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None,
-          reference: dict[str, np.ndarray]) -> Verdict:
-    """The verdict on one check: passed only if every expectation holds."""
+          reference: dict[str, np.ndarray], mistakes: dict[str, str]) -> Verdict:
+    """The verdict on one check: passed only if every expectation holds; else the likely mistake, by name
+    (a key of `mistakes`, the catalogue) with its advice."""
     if error is not None or outputs is None:
-        return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: {error}")
-    for expect in check.expects:
-        if expect.key not in outputs:
-            return Verdict(check.check_id, False, f"{check.piece}: no output {expect.key!r} was recorded.")
-        want = outputs[expect.same_as] if expect.same_as else reference[expect.key]
-        problem = mismatch(np.asarray(outputs[expect.key]), np.asarray(want), expect.atol)
-        if problem:
-            return Verdict(check.check_id, False, f"{check.piece} ({expect.key}): {problem}. {expect.hint}")
-    return Verdict(check.check_id, True, f"{check.piece}: all hidden tests passed.")
+        return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: {error}",
+                       "raises-error")
+    found = problems(check, outputs, reference)
+    if not any(found[e.key] for e in check.expects):
+        return Verdict(check.check_id, True, f"{check.piece}: all hidden tests passed.")
+    diagnosis = diagnose(check, found)
+    key = diagnosis.wrong[0]
+    return Verdict(check.check_id, False, f"{check.piece} ({key}): {found[key]}. Likely mistake "
+                   f"`{diagnosis.mistake}`: {mistakes[diagnosis.mistake]}", diagnosis.mistake)
+
+
+def unknown_names(check: Check, mistakes: dict[str, str]) -> list[str]:
+    """Mistakes a check names that the catalogue lacks, and outputs its diagnoses name that it does not compare."""
+    keys = {item.key for item in check.expects + check.clues}
+    named = [e.mistake for e in check.expects] + [d.mistake for d in check.diagnoses]
+    return ([f"mistake {name!r}" for name in named if name not in mistakes]
+            + [f"output {key!r}" for d in check.diagnoses for key in d.wrong + d.right if key not in keys])
+
+
+@cache
+def mistakes_for(assignment: str) -> dict[str, str]:
+    """The assignment's catalogue of mistakes: name -> advice (its checks.py's MISTAKES, and COMMON_MISTAKES)."""
+    return COMMON_MISTAKES | part(assignment, "checks").MISTAKES
 
 
 @cache
 def checks_for(assignment: str) -> dict[str, Check]:
-    """The assignment's checks by id (CHECKS of assignments/<assignment>/checks.py)."""
-    return {check.check_id: check for check in part(assignment, "checks").CHECKS}
+    """The assignment's checks by id (CHECKS of assignments/<assignment>/checks.py); each names only mistakes
+    of its catalogue and outputs it compares."""
+    checks = {check.check_id: check for check in part(assignment, "checks").CHECKS}
+    for check in checks.values():
+        if unknown := unknown_names(check, mistakes_for(assignment)):
+            raise ValueError(f"{assignment}/checks.py: check {check.check_id!r} names unknown {', '.join(unknown)}")
+    return checks
 
 
 @cache
@@ -103,4 +194,5 @@ def reference_for(assignment: str) -> dict[str, dict[str, np.ndarray]]:
 
 def verdict(assignment: str, check_id: str, outputs: dict[str, np.ndarray] | None, error: str | None = None) -> Verdict:
     """Judge one probe's outputs against the assignment's reference."""
-    return judge(checks_for(assignment)[check_id], outputs, error, reference_for(assignment).get(check_id, {}))
+    return judge(checks_for(assignment)[check_id], outputs, error, reference_for(assignment).get(check_id, {}),
+                 mistakes_for(assignment))

@@ -3,8 +3,12 @@
     python -m course.grader_accuracy [ASSIGNMENT ...]      (or: make grader-report)
 
 A mutant is caught when it fails at least one check of the piece its cell
-defines and no check of another piece; an alternative is accepted when it
-fails nothing. Prints the table per piece and overall, per assignment.
+defines and no check of another piece, and diagnosed when every check it
+fails names its mistake (the catalogue name the mutant carries); an
+alternative is accepted when it fails nothing. Prints the table per piece and
+overall, per assignment; exits 1 when a mutant is missed, an alternative
+rejected, fewer than DIAGNOSIS_TARGET of the mutants are diagnosed, or a
+message names one of the grader's stand-ins.
 """
 
 from __future__ import annotations
@@ -27,11 +31,14 @@ from course.probes import execute_program, graded_program, load_probes
 from course.samples import Edit, apply_edits, sample_notebook
 
 
+DIAGNOSIS_TARGET = 0.9  # the share of mutants whose every failing verdict must name the mutant's mistake
+
+
 @dataclass(frozen=True)
 class Outcome:
     assignment: str
     edit: Edit
-    failed: dict[str, str]  # check id -> message
+    failed: dict[str, dict]  # check id -> the judge's result ("message", "mistake", ...)
 
     @property
     def own_checks(self) -> set[str]:
@@ -41,6 +48,11 @@ class Outcome:
     def caught(self) -> bool:
         """For a mutant: fails its own piece and nothing else."""
         return bool(self.failed) and set(self.failed) <= self.own_checks
+
+    @property
+    def diagnosed(self) -> bool:
+        """For a mutant: caught, and every failing verdict names its mistake."""
+        return self.caught and all(result["mistake"] == self.edit.mistake for result in self.failed.values())
 
     @property
     def accepted(self) -> bool:
@@ -63,15 +75,15 @@ def checks_of_cell(assignment: str) -> dict[str, set[str]]:
     return result
 
 
-def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, str]:
+def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, dict]:
     """Judge every check of a notebook's answers in this process (the fast path: no nbgrader, no sandbox),
     with the judge's own rules: each probe runs twice, as in the sandbox.
 
-    Returns the message of each failing check, by check id.
+    Returns the judge's result of each failing check ("message", "mistake", ...), by check id.
     """
     ns, _ = execute_program(graded_program(assignment, nb), paths.source_dir(assignment))
     outputs, errors = run_twice(load_probes(assignment), ns, HIDDEN_RUNS)
-    return {check_id: result["message"] for check_id, result in judge_checks(assignment, outputs, errors).items()
+    return {check_id: result for check_id, result in judge_checks(assignment, outputs, errors).items()
             if not result["passed"]}
 
 
@@ -94,26 +106,52 @@ def corpus(assignment: str) -> tuple[tuple[Edit, ...], tuple[Edit, ...]]:
     return tuple(module.MUTANTS), tuple(module.ALTERNATIVES)
 
 
+def stand_ins_named(assignment: str, outcomes: list[Outcome]) -> dict[str, list[str]]:
+    """Edit name -> the grader's stand-in classes its messages name (none may: students never see them)."""
+    names = getattr(load_probes(assignment), "STAND_INS", {})
+    found = {o.edit.name: sorted(n for n in names if any(n in r["message"] for r in o.failed.values()))
+             for o in outcomes}
+    return {edit: named for edit, named in found.items() if named}
+
+
+def share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
 def report(assignment: str, mutants: list[Outcome], alternatives: list[Outcome]) -> str:
     auto_points, _ = grade_cells(assignment)
-    lines = [f"{assignment}", f"{'piece (answer cell)':<32}{'points':>7}{'mutants caught':>17}{'alternatives accepted':>24}"]
+    lines = [assignment, f"{'piece (answer cell)':<32}{'points':>7}{'mutants caught':>17}{'diagnosed':>11}"
+                         f"{'alternatives accepted':>24}"]
     for cell, checks in checks_of_cell(assignment).items():
         m = [o for o in mutants if o.edit.cell == cell]
         a = [o for o in alternatives if o.edit.cell == cell]
-        lines.append(f"{cell:<32}{sum(auto_points[c] for c in checks):>7}"
-                     f"{sum(o.caught for o in m):>12}/{len(m):<4}{sum(o.accepted for o in a):>19}/{len(a):<4}")
-    caught, accepted = sum(o.caught for o in mutants), sum(o.accepted for o in alternatives)
+        lines.append(f"{cell:<32}{sum(auto_points[c] for c in checks):>7}{sum(o.caught for o in m):>12}/{len(m):<4}"
+                     f"{sum(o.diagnosed for o in m):>6}/{len(m):<4}{sum(o.accepted for o in a):>19}/{len(a):<4}")
+    caught, diagnosed = sum(o.caught for o in mutants), sum(o.diagnosed for o in mutants)
+    accepted = sum(o.accepted for o in alternatives)
     lines.append(f"{'overall':<32}{sum(auto_points.values()):>7}{caught:>12}/{len(mutants):<4}"
-                 f"{accepted:>19}/{len(alternatives):<4}")
-    lines.append(f"mutants caught: {100 * caught / len(mutants):.0f}%, alternatives accepted: "
-                 f"{100 * accepted / len(alternatives):.0f}%")
+                 f"{diagnosed:>6}/{len(mutants):<4}{accepted:>19}/{len(alternatives):<4}")
+    lines.append(f"mutants caught: {share(caught, len(mutants))}, diagnosed with the right mistake: "
+                 f"{share(diagnosed, len(mutants))} (target {DIAGNOSIS_TARGET:.0%}), alternatives accepted: "
+                 f"{share(accepted, len(alternatives))}")
     for o in mutants:
         if not o.caught:
             lines.append(f"MISSED mutant {o.edit.name} ({o.edit.description}): failed {sorted(o.failed) or 'nothing'}")
+        elif not o.diagnosed:
+            named = sorted({r["mistake"] for r in o.failed.values()})
+            lines.append(f"MISDIAGNOSED mutant {o.edit.name}: {o.edit.mistake}, named {', '.join(named)}")
     for o in alternatives:
         if not o.accepted:
-            lines.append(f"REJECTED alternative {o.edit.name}: {o.failed}")
+            lines.append(f"REJECTED alternative {o.edit.name}: {sorted(o.failed)}")
+    for edit, named in stand_ins_named(assignment, mutants + alternatives).items():
+        lines.append(f"STAND-IN NAMED by the messages of {edit}: {', '.join(named)}")
     return "\n".join(lines)
+
+
+def acceptable(mutants: list[Outcome], alternatives: list[Outcome], text: str) -> bool:
+    """Every mutant caught, every alternative accepted, the diagnosis target met, no stand-in named."""
+    return (all(o.caught for o in mutants) and all(o.accepted for o in alternatives) and "STAND-IN" not in text
+            and sum(o.diagnosed for o in mutants) >= DIAGNOSIS_TARGET * len(mutants))
 
 
 def main() -> None:
@@ -125,7 +163,7 @@ def main() -> None:
         outcomes = evaluate_all(assignment, mutants + alternatives)
         text = report(assignment, outcomes[: len(mutants)], outcomes[len(mutants):])
         print(text, end="\n\n")
-        failed |= "MISSED" in text or "REJECTED" in text
+        failed |= not acceptable(outcomes[: len(mutants)], outcomes[len(mutants):], text)
     if failed:
         sys.exit(1)
 

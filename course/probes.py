@@ -15,6 +15,7 @@ import copy
 import functools
 import io
 import os
+import re
 import signal
 import warnings
 from collections.abc import Callable, Collection, Iterator
@@ -151,7 +152,17 @@ def run_probes(module: ModuleType, ns: dict, prefix: str = "",
     """Every probe of `module` on the namespace `ns`: (outputs by step id, error by step id).
 
     A probe's step id is `prefix` + its name. `options` are run_steps's (a time limit per probe,
-    step ids to skip, a call before each).
+    step ids to skip, a call before each). An error that names one of the module's stand-ins
+    (its STAND_INS: class name -> what to call it) names what it stands in for instead.
     """
     steps = {prefix + name: functools.partial(probe, ns) for name, probe in module.PROBES.items()}
-    return run_steps(steps, **options)
+    outputs, errors = run_steps(steps, **options)
+    return outputs, {step_id: unnamed_stand_ins(error, getattr(module, "STAND_INS", {}))
+                     for step_id, error in errors.items()}
+
+
+def unnamed_stand_ins(message: str, stand_ins: dict[str, str]) -> str:
+    """`message` with each stand-in class name replaced by what it stands in for."""
+    for name, shown in stand_ins.items():
+        message = re.sub(rf"\b{name}\b", shown, message)
+    return message

@@ -43,6 +43,7 @@ class Edit:
     cell: str
     replacements: tuple[tuple[str, str], ...]  # (old text, new text), applied in order
     description: str
+    mistake: str = ""  # for a wrong edit (a mutant): the catalogue name its verdicts must give
 
     def apply(self, source: str) -> str:
         for old, new in self.replacements:

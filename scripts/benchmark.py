@@ -1,4 +1,5 @@
-"""Print each assignment's figures: notebook run time, its own figures, seconds per graded submission.
+"""Print each assignment's figures: notebook run time (slowest cells, seconds per section), its own figures, seconds
+per graded submission.
 
     make bench [ASSIGNMENT=name]   (runs each instructor solution once; reads grading times from `make all`'s records)
 
@@ -33,6 +34,18 @@ def cell_seconds(cell) -> float:
             datetime.datetime.fromisoformat(start.replace("Z", "+00:00"))).total_seconds()
 
 
+def section_seconds(nb) -> dict[str, float]:
+    """Seconds per section of an executed notebook: a section runs from one '## ' heading to the next."""
+    sections, current = {}, "(before the first section)"
+    for cell in nb.cells:
+        heading = next((line for line in cell.source.splitlines() if line.startswith("## ")), None)
+        if cell.cell_type == "markdown" and heading:
+            current = heading.removeprefix("## ").strip()
+        elif cell.cell_type == "code":
+            sections[current] = sections.get(current, 0.0) + cell_seconds(cell)
+    return sections
+
+
 def bench(assignment: str) -> None:
     print(f"# {assignment}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,6 +58,7 @@ def bench(assignment: str) -> None:
     slowest = sorted(((cell_seconds(cell), cell.get("id", "?")) for cell in nb.cells if cell.cell_type == "code"),
                      reverse=True)[:6]
     print("slowest cells: " + ", ".join(f"{cell_id} {seconds:.1f} s" for seconds, cell_id in slowest))
+    print("seconds per section: " + "; ".join(f"{name} {seconds:.1f} s" for name, seconds in section_seconds(nb).items()))
     if (paths.assignment_dir(assignment) / "benchmark.py").exists():
         print("\n".join(part(assignment, "benchmark").figures(nb)))
     records = sorted((paths.BUILD / "results" / assignment).glob("*.json"))

@@ -23,8 +23,8 @@ import pytest
 
 from course import paths
 from course.build_source import shipped_files
-from course.checks import checks_for
-from course.grader_accuracy import checks_of_cell, corpus, evaluate_all, failed_checks, report
+from course.checks import checks_for, mistakes_for
+from course.grader_accuracy import acceptable, checks_of_cell, corpus, evaluate_all, failed_checks, report
 from course.grading.judge import grade_cells as points_of
 from course.notebook_format import check_cell_source
 from course.parts import part
@@ -215,7 +215,7 @@ def test_solution_passes_every_check(assignment):
 def test_blank_release_fails_every_check_saying_it_is_not_written(assignment):
     failed = failed_checks(assignment, sample_notebook(assignment, "blank"))
     assert set(failed) == set(checks_for(assignment))
-    assert all("NotImplementedError" in message or "not defined" in message for message in failed.values()), failed
+    assert all("NotImplementedError" in r["message"] or "not defined" in r["message"] for r in failed.values()), failed
 
 
 def test_partial_sample_fails_exactly_the_checks_of_its_bugs(assignment):
@@ -231,14 +231,20 @@ def test_every_mutant_and_alternative_is_python_that_compiles(assignment):
         compile(edit.apply(solution[edit.cell]), f"<{edit.name}>", "exec")
 
 
-def test_grader_accuracy_every_mutant_caught_by_its_own_piece_every_alternative_accepted(assignment):
+def test_every_mutant_carries_a_mistake_of_the_catalogue(assignment):
+    mutants, _ = corpus(assignment)
+    assert {m.name: m.mistake for m in mutants if m.mistake not in mistakes_for(assignment)} == {}
+
+
+def test_grader_accuracy_every_mutant_caught_by_its_own_piece_and_diagnosed_every_alternative_accepted(assignment):
     mutants, alternatives = corpus(assignment)
     assert len({e.name for e in mutants + alternatives}) == len(mutants) + len(alternatives), "names are unique"
     for cell in checks_of_cell(assignment):
         assert sum(m.cell == cell for m in mutants) >= 2, f"fewer than 2 mutants for {cell}"
     outcomes = evaluate_all(assignment, mutants + alternatives)
     text = report(assignment, outcomes[: len(mutants)], outcomes[len(mutants):])
-    assert "mutants caught: 100%, alternatives accepted: 100%" in text, text
+    assert "mutants caught: 100%" in text and "alternatives accepted: 100%" in text, text
+    assert acceptable(outcomes[: len(mutants)], outcomes[len(mutants):], text), text
 
 
 def test_submission_log_of_the_solution_records_every_visible_probe(assignment, tmp_path):

@@ -1,14 +1,18 @@
-"""Verdicts: a check passes only if every expectation holds, and its message never shows the reference."""
+"""Verdicts: a check passes only if every expectation holds; a failing one names the most specific mistake its
+evidence supports, from the catalogue; its message never shows the reference."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from course.checks import Check, Expect, judge
+from course.checks import Check, Clue, Diagnosis, Expect, judge, unknown_names
+from course.probes import run_probes
 
-
-CHECK = Check("demo", "demo piece", (Expect("x", "hint about x"), Expect("y", "y must equal x", same_as="x")))
+MISTAKES = {"x-wrong": "advice about x", "y-not-x": "y must equal x", "both-wrong": "x and y are both off",
+            "raises-error": "read the error"}
+CHECK = Check("demo", "demo piece", (Expect("x", "x-wrong"), Expect("y", "y-not-x", same_as="x")))
+REFERENCE = {"x": np.ones(3)}
 
 
 @pytest.mark.parametrize("outputs, message", [
@@ -17,17 +21,66 @@ CHECK = Check("demo", "demo piece", (Expect("x", "hint about x"), Expect("y", "y
     ({"x": np.ones(4), "y": np.ones(4)}, "shape (4,) where (3,) was expected"),
     ({"x": np.array([1.0, np.nan, 1.0]), "y": np.ones(3)}, "NaN"),
     ({"x": np.ones(3), "y": np.zeros(3)}, "y must equal x"),
-    ({"x": np.ones(3)}, "no output 'y'"),
+    ({"x": np.ones(3)}, "(y): no output was recorded"),
 ])
 def test_judge_compares_with_reference_and_relations(outputs, message):
-    result = judge(CHECK, outputs, None, {"x": np.ones(3)})
+    result = judge(CHECK, outputs, None, REFERENCE, MISTAKES)
     assert result.passed == (message is None)
     if message:
         assert message in result.message
 
 
 def test_judge_reports_the_error_a_piece_raised_and_never_the_reference():
-    result = judge(CHECK, None, "ValueError: boom", {"x": np.full(3, 12345.0)})
-    assert not result.passed and "ValueError: boom" in result.message
-    wrong = judge(CHECK, {"x": np.zeros(3), "y": np.zeros(3)}, None, {"x": np.full(3, 12345.0)})
+    result = judge(CHECK, None, "ValueError: boom", {"x": np.full(3, 12345.0)}, MISTAKES)
+    assert not result.passed and "ValueError: boom" in result.message and result.mistake == "raises-error"
+    wrong = judge(CHECK, {"x": np.zeros(3), "y": np.zeros(3)}, None, {"x": np.full(3, 12345.0)}, MISTAKES)
     assert "12345" not in wrong.message
+
+
+def test_without_diagnoses_the_first_failing_expectation_names_the_mistake():
+    result = judge(CHECK, {"x": np.zeros(3), "y": np.ones(3)}, None, REFERENCE, MISTAKES)
+    assert result.mistake == "x-wrong"
+    assert "demo piece (x): values differ" in result.message and "Likely mistake `x-wrong`: advice about x" in result.message
+
+
+DIAGNOSED = Check("demo", "demo piece", (Expect("x", "x-wrong"), Expect("y", "y-not-x")), clues=(Clue("z"),),
+                  diagnoses=(Diagnosis("both-wrong", wrong=("x", "y"), right=("z",)),))
+
+
+@pytest.mark.parametrize("wrong, mistake", [
+    ({"x", "y"}, "both-wrong"),  # the whole pattern holds: the most specific diagnosis wins
+    ({"x", "y", "z"}, "x-wrong"),  # a clue the pattern needs right is wrong: back to the first failing expectation
+    ({"y"}, "y-not-x"),
+])
+def test_the_most_specific_diagnosis_the_evidence_supports_names_the_mistake(wrong, mistake):
+    reference = {key: np.ones(2) for key in "xyz"}
+    outputs = {key: np.zeros(2) if key in wrong else np.ones(2) for key in "xyz"}
+    assert judge(DIAGNOSED, outputs, None, reference, MISTAKES).mistake == mistake
+
+
+def test_an_output_that_was_not_recorded_is_no_evidence_for_a_diagnosis():
+    reference = {key: np.ones(2) for key in "xyz"}
+    result = judge(DIAGNOSED, {"x": np.zeros(2), "z": np.ones(2)}, None, reference, MISTAKES)
+    assert result.mistake == "x-wrong"
+
+
+def test_a_clue_costs_nothing():
+    reference = {key: np.ones(2) for key in "xyz"}
+    assert judge(DIAGNOSED, {"x": np.ones(2), "y": np.ones(2), "z": np.zeros(2)}, None, reference, MISTAKES).passed
+
+
+def test_a_check_naming_a_mistake_or_output_it_does_not_have_is_an_authoring_error():
+    check = Check("demo", "demo piece", (Expect("x", "x-typo"),), diagnoses=(Diagnosis("x-wrong", wrong=("w",)),))
+    assert unknown_names(check, MISTAKES) == ["mistake 'x-typo'", "output 'w'"]
+    assert unknown_names(DIAGNOSED, MISTAKES) == []
+
+
+class StandInThing:
+    """A grader stand-in whose name must never reach a student."""
+
+
+def test_errors_name_what_a_stand_in_stands_for_never_its_class():
+    module = type("probes", (), {"STAND_INS": {"StandInThing": "the grader's own Thing"},
+                                 "PROBES": {"demo": lambda ns: StandInThing().missing}})
+    _, errors = run_probes(module, {})
+    assert errors["demo"] == "AttributeError: 'the grader's own Thing' object has no attribute 'missing'"

@@ -23,8 +23,8 @@ def test_solution_full_marks_and_every_mutant_caught():
     assert failed_checks(ASSIGNMENT, sample_notebook(ASSIGNMENT, "perfect")) == {}
     mutants, alternatives = corpus(ASSIGNMENT)
     outcomes = evaluate_all(ASSIGNMENT, mutants + alternatives)
-    assert "mutants caught: 100%, alternatives accepted: 100%" in report(ASSIGNMENT, outcomes[:len(mutants)],
-                                                                         outcomes[len(mutants):])
+    text = report(ASSIGNMENT, outcomes[:len(mutants)], outcomes[len(mutants):])
+    assert "mutants caught: 100%, diagnosed with the right mistake: 100%" in text, text
 
 
 def test_a_check_whose_second_run_differs_fails_saying_so_unless_the_grader_cut_it_short():
@@ -35,6 +35,7 @@ def test_a_check_whose_second_run_differs_fails_saying_so_unless_the_grader_cut_
     results = judge_checks(ASSIGNMENT, {**first, **second}, {})
     assert [check_id for check_id, result in results.items() if not result["passed"]] == ["square_values"]
     assert "run a second time on the same inputs, it gave other results" in results["square_values"]["message"]
+    assert results["square_values"]["mistake"] == "state-between-calls"
     del second[AGAIN_PREFIX + "square_values"]
     cut_short = {AGAIN_PREFIX + "square_values": "TimeLimitExceeded: did not finish within 60 s"}
     assert all(result["passed"] for result in judge_checks(ASSIGNMENT, {**first, **second}, cut_short).values())

@@ -108,9 +108,23 @@ def _as_pair(result, what: str) -> tuple[torch.Tensor, object]:
 # ------------------------------------------------------------ stand-ins
 # Simple modules with the same interface as the pieces they replace. None of
 # them is a transformer piece: they exist so that one piece can be checked
-# with the others held fixed.
+# with the others held fixed. Messages never name them (course.probes).
+
+STAND_INS: dict[str, str] = {}  # stand-in class name -> how a message names it
 
 
+def stand_in(piece: str):
+    """Register a stand-in class for `piece`: errors that name the class name the grader's own piece instead."""
+
+    def register(cls):
+        STAND_INS[cls.__name__] = f"the grader's own {piece}"
+        return cls
+
+    return register
+
+
+
+@stand_in("clean_text")
 class StandInCleaner:
     """A fixed clean_text rule: lower-case, keep letters, split on the rest."""
 
@@ -119,6 +133,7 @@ class StandInCleaner:
         return " ".join("".join(c if c.isalpha() else " " for c in text.lower()).split())
 
 
+@stand_in("TokenEmbedding")
 class StandInTokenEmbedding(nn.Module):
     """A fixed lookup table in place of TokenEmbedding."""
 
@@ -130,6 +145,7 @@ class StandInTokenEmbedding(nn.Module):
         return self.table[input_ids]
 
 
+@stand_in("PositionalEncoding")
 class StandInPositionalEncoding(nn.Module):
     """Adds a fixed ramp in place of PositionalEncoding."""
 
@@ -167,27 +183,32 @@ def _masked_mixing(x: torch.Tensor, mask, seed: int) -> tuple[torch.Tensor, torc
     return mixed, weights
 
 
+@stand_in("MultiHeadAttention")
 class StandInAttention(nn.Module):
-    """Masked averaging in place of MultiHeadAttention: returns (output, weights)."""
+    """Masked averaging in place of MultiHeadAttention: returns (output * scale, weights)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, scale: float = 1.0, **kwargs):
         super().__init__()
+        self.scale = scale
 
     def forward(self, x, mask=None):
-        return _masked_mixing(x, mask, seed=201)
+        mixed, weights = _masked_mixing(x, mask, seed=201)
+        return mixed * self.scale, weights
 
 
+@stand_in("FeedForward")
 class StandInFeedForward(nn.Module):
     """A fixed position-wise map in place of FeedForward."""
 
-    def __init__(self, d_model: int, *args, **kwargs):
+    def __init__(self, d_model: int, *args, scale: float = 1.0, **kwargs):
         super().__init__()
-        self.register_buffer("weight", _randn(202, d_model, d_model) / math.sqrt(d_model))
+        self.register_buffer("weight", _randn(202, d_model, d_model) / math.sqrt(d_model) * scale)
 
     def forward(self, x):
         return torch.sin(x @ self.weight)
 
 
+@stand_in("LayerNorm")
 class StandInNorm(nn.Module):
     """Centres each vector, squashes it and adds a fixed offset, in place of a layer norm.
 
@@ -202,6 +223,7 @@ class StandInNorm(nn.Module):
         return torch.tanh(x - x.mean(-1, keepdim=True)) + self.offset
 
 
+@stand_in("TransformerEmbeddings")
 class StandInEmbeddings(nn.Module):
     """Token lookup plus position ramp, in place of TransformerEmbeddings."""
 
@@ -214,18 +236,25 @@ class StandInEmbeddings(nn.Module):
         return self.positions(self.tokens(input_ids))
 
 
+@stand_in("TransformerBlock")
 class StandInBlock(nn.Module):
-    """Masked averaging with a residual, in place of TransformerBlock."""
+    """Masked averaging with a residual, in place of TransformerBlock; it records the shape of the last mask it got
+    (() for none), and uses no mask at all if `use_mask` is False."""
 
-    def __init__(self, *args, seed: int = 204, **kwargs):
+    def __init__(self, *args, seed: int = 204, use_mask: bool = True, **kwargs):
         super().__init__()
-        self.seed = seed
+        self.seed, self.use_mask, self.mask_shape = seed, use_mask, ()
 
     def forward(self, x, mask=None):
-        mixed, weights = _masked_mixing(x, mask, seed=self.seed)
+        self.mask_shape = () if mask is None else tuple(torch.as_tensor(mask).shape)
+        try:
+            mixed, weights = _masked_mixing(x, mask if self.use_mask else None, seed=self.seed)
+        except ValueError:  # a mask of the wrong shape: its shape is on record, the logits will be wrong
+            mixed, weights = _masked_mixing(x, None, seed=self.seed)
         return x + torch.tanh(mixed), weights
 
 
+@stand_in("dropout")
 class StandInDropout(nn.Module):
     """A dropout that drops the same entries every time: a fixed 0 / 1 / 2 pattern over the last two axes.
 
@@ -283,6 +312,9 @@ CLEAN_INPUTS = [
     "under_score and hyphen-ated",
     "!!!",
 ]
+CASE_INPUTS = ["The FILM Really", "naïve CAFÉ"]  # letters only: only the case can go wrong
+PUNCTUATION_INPUTS = ["the film, really! -- great.", "(well) ... ok?"]
+UNDERSCORE_INPUTS = ["under_score and snake_case_words"]
 FIXED_VOCAB = ["<PAD>", "<UNK>", "<CLS>", "the", "movie", "was", "great", "a", "plot"]
 
 
@@ -300,8 +332,9 @@ def _with_fixed_vocab(tokenizer):
 @probe("tokenizer_clean_text")
 def probe_clean_text(ns):
     tokenizer = _tokenizer(ns)
-    cleaned = [tokenizer.clean_text(text) for text in CLEAN_INPUTS]
-    return {"cleaned": np.array(cleaned, dtype=str)}
+    cases = {"case": CASE_INPUTS, "punctuation": PUNCTUATION_INPUTS, "underscores": UNDERSCORE_INPUTS,
+             "cleaned": CLEAN_INPUTS}
+    return {name: np.array([tokenizer.clean_text(text) for text in texts], dtype=str) for name, texts in cases.items()}
 
 
 @probe("tokenizer_build_vocab")
@@ -318,6 +351,8 @@ def probe_build_vocab(ns):
         inverse_ok = all(tokenizer.inverse_vocab.get(i) == w for i, w in enumerate(words_by_id))
         out[f"words_by_id_{vocab_size}"] = np.array(words_by_id, dtype=str)
         out[f"inverse_matches_{vocab_size}"] = np.array(inverse_ok)
+        out[f"size_{vocab_size}"] = np.array(len(tokenizer.vocab))
+    out["special_ids"] = np.array([tokenizer.vocab.get(token, -1) for token in ("<PAD>", "<UNK>", "<CLS>")])
     other = _tokenizer(ns, 8)  # a new tokenizer on other texts: nothing of the ones before may leak into it
     other.clean_text = StandInCleaner.clean_text
     other.build_vocab(OTHER_CORPUS)
@@ -334,6 +369,7 @@ def probe_tokenize(ns):
         "truncated": ("the movie the movie the movie the movie", 5),
         "exact": ("a plot", 3),
         "cleaned_first": ("THE Movie... was, GREAT!", 7),
+        "padded": ("movie", 6),
     }
     return {name: np.array(tokenizer.tokenize(text, max_length=n)) for name, (text, n) in cases.items()}
 
@@ -372,6 +408,8 @@ def probe_positional_encoding(ns):
         if not isinstance(pe, torch.Tensor):
             raise AttributeError("PositionalEncoding must register its table as the buffer `self.pe`.")
         out[f"pe_{d_model}"] = _np(pe.reshape(max_length, d_model))
+        if d_model == 6:  # the first pair has frequency 1 whatever the exponent: sin(pos), cos(pos)
+            out["column_0"], out["column_1"] = out["pe_6"][:, 0], out["pe_6"][:, 1]
         x = _randn(2, 2, 4, d_model)
         with torch.no_grad():
             forward = module(x)
@@ -408,11 +446,18 @@ def _qkv(seed: int, *lead: int, t_q: int = 3, t_k: int = 5, d_k: int = 4, d_v: i
 def probe_attention_values(ns):
     attention = _require(ns, "scaled_dot_product_attention")
     out = {}
-    for name, lead in (("batched", (2,)), ("heads", (2, 3))):
-        Q, K, V = _qkv(10, *lead)
-        output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
-        out[f"{name}_output"], out[f"{name}_weights"] = _np(output), _np(weights)
+    Q, K, V = _qkv(10, 2)
+    output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
+    out["batched_output"], out["batched_weights"] = _np(output), _np(weights)
     out["weight_sums_over_keys"] = out["batched_weights"].sum(-1)
+    out["scale"] = np.array(softmax_scale(out["batched_weights"], _np(Q @ K.transpose(-2, -1))))
+    out["error_with_heads"] = np.array("")
+    Q, K, V = _qkv(10, 2, 3)
+    try:
+        output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
+        out["heads_output"], out["heads_weights"] = _np(output), _np(weights)
+    except Exception as error:  # the other outputs still tell what went wrong
+        out["error_with_heads"] = np.array(f"{type(error).__name__}: {error}")
     for d_k in (1, 16):  # the scale must follow d_k
         Q, K, V = _qkv(20 + d_k, 2, d_k=d_k)
         out[f"d_k_{d_k}_output"] = _np(attention(Q, K, V)[0])
@@ -426,7 +471,10 @@ def probe_attention_mask(ns):
     Q, K, V = _qkv(30, 2, t_q=5, t_k=5)
     padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])[:, None, :]  # (B, 1, T_k): 1 = may attend
     output, weights = attention(Q, K, V, mask=padding)
+    plain_weights = attention(Q, K, V)[1]
     out = {
+        "plain_row_sums": _np(plain_weights.sum(-1)),
+        "plain_scale": np.array(softmax_scale(_np(plain_weights), _np(Q @ K.transpose(-2, -1)))),
         "padding_blocked_weight": _np(weights[0, :, 3:].abs().max()),
         "padding_row_sums": _np(weights.sum(-1)),
         "padding_output_first": _np(output[0]),
@@ -466,6 +514,16 @@ def probe_attention_dropout(ns):
     }
 
 
+def softmax_scale(weights: np.ndarray, scores: np.ndarray) -> float:
+    """The c for which weights = softmax(c * scores) over the last axis, fitted by least squares.
+
+    weights, scores: (..., T_q, T_k). log-weights minus their row mean equal c times the scores minus theirs.
+    """
+    logs = np.log(np.clip(weights, 1e-30, None))
+    y, x = logs - logs.mean(-1, keepdims=True), scores - scores.mean(-1, keepdims=True)
+    return float((x * y).sum() / (x * x).sum())
+
+
 def _reference_attention(Q, K, V, mask=None, dropout=None):
     """Attention through torch's own kernel, standing in for the notebook's function."""
     attn_mask = None if mask is None else torch.broadcast_to(torch.as_tensor(mask) != 0, (*Q.shape[:-1], K.size(-2)))
@@ -491,6 +549,11 @@ def probe_multi_head_attention(ns):
             output, weights = _as_pair(module(x, mask=mask), "MultiHeadAttention.forward")
             out[f"{name}_output"] = _np(output)
             out[f"{name}_weights_shape"] = np.array(tuple(weights.shape))
+        out["no_mask_weights"] = _np(module(x)[1])  # from the projections and the split only
+        if isinstance(getattr(module, "W_o", None), nn.Linear) and module.W_o.weight.shape == (12, 12):
+            module.W_o.weight.copy_(torch.eye(12))  # with W_o the identity: wrong only if the merge is
+            module.W_o.bias.zero_()
+            out["identity_projection_output"] = _np(module(x)[0])
     dropping = with_stand_in_dropout(cls(12, 3, dropout=0.5))  # dropout must act on the attention weights only
     fill_parameters(dropping, seed=5)
     with torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention):
@@ -511,9 +574,20 @@ def probe_layer_norm(ns):
         params = fill_parameters(module, seed=6)
         with torch.no_grad():
             out[f"{name}_output"] = _np(module(x))
+    exact = cls(4, eps=0.0)  # with eps 0, where eps goes makes no difference
+    fill_parameters(exact, seed=6)
+    with torch.no_grad():
+        out["zero_eps_output"] = _np(exact(x))
+        out["unit_parameters_output"] = _np(cls(4)(x))  # gamma 1 and beta 0, as created: whether they are used or not
+        out["rows_alone"] = _np(torch.cat([module(row) for row in x.reshape(-1, 1, 4)]))
+    out["rows_together"] = out["large_eps_output"].reshape(-1, 4)
     leaf = x.clone().requires_grad_(True)  # the backward pass must work too (no in-place op on the input)
-    (module(leaf) * _randn(61, *x.shape)).sum().backward()
-    out["input_gradient"] = _np(leaf.grad)
+    out["backward_error"] = np.array("")
+    try:
+        (module(leaf) * _randn(61, *x.shape)).sum().backward()
+        out["input_gradient"] = _np(leaf.grad)
+    except RuntimeError as error:
+        out["backward_error"] = np.array(f"{type(error).__name__}: {error}")
     out["parameters"] = params
     return out
 
@@ -553,21 +627,26 @@ def probe_transformer_block(ns):
         # in training mode, dropout acts on each sublayer's output, before its residual sum
         dropping = with_stand_in_dropout(_stand_in_block(ns, dropout=0.5))
         out["train_output"] = _np(_as_pair(dropping(x), "TransformerBlock.forward")[0])
+        block.norm2 = block.norm1  # one norm for both sublayers: the order of the norms cannot matter
+        out["same_norms_output"] = _np(block(x)[0])
+        block.attention, block.feed_forward = StandInAttention(scale=0.0), StandInFeedForward(6, scale=0.0)
+        out["zero_sublayers_output"] = _np(block(x)[0])  # what is left is the residual path and the norms
     return out
 
 
 # ----------------------------------------------------------- classifier
 
 
-def _stand_in_model(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, np.ndarray]:
-    """The notebook's MiniTransformer with stand-ins for its parts, and how it held its blocks:
-    [in an nn.ModuleList, num_layers separate objects]."""
+def _stand_in_model(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, dict[str, np.ndarray]]:
+    """The notebook's MiniTransformer with stand-ins for its parts, and how it held its blocks
+    (`blocks_in_module_list`, `blocks_distinct`)."""
     cls = _require(ns, "MiniTransformer")
     config = dict(vocab_size=17, d_model=6, num_heads=2, num_layers=num_layers, d_ff=10, max_length=12, num_classes=3)
     with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock, LayerNorm=StandInNorm):
         model = cls(**config, dropout=0.0)
     blocks = getattr(model, "transformer_blocks", [])
-    held = np.array([isinstance(blocks, nn.ModuleList), len({id(block) for block in blocks}) == num_layers])
+    held = {"blocks_in_module_list": np.array(isinstance(blocks, nn.ModuleList)),
+            "blocks_distinct": np.array(len({id(block) for block in blocks}) == num_layers)}
     model.embeddings = StandInEmbeddings(17, 6)
     model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i) for i in range(num_layers))
     model.ln_f = StandInNorm(6, seed=13)
@@ -582,18 +661,19 @@ def probe_mini_transformer(ns):
     mask = (ids != 0).long()
     more_padding = F.pad(ids, (0, 4))
     other_padding = torch.where(mask.bool(), ids, torch.full_like(ids, 15))
+    out = {**held, "parameters": np.array(sorted(f"{n} {tuple(p.shape)}" for n, p in model.named_parameters()))}
     with torch.no_grad():
         logits, weights = _as_pair(model(ids, mask), "MiniTransformer.forward")
-        padded_logits, _ = model(more_padding, (more_padding != 0).long())
-        other_logits, _ = model(other_padding, mask)
-    return {
-        "logits": _np(logits),
-        "n_attention_maps": np.array(len(weights)),
-        "logits_more_padding": _np(padded_logits),
-        "logits_other_padding_ids": _np(other_logits),
-        "parameters": np.array(sorted(f"{n} {tuple(p.shape)}" for n, p in model.named_parameters())),
-        "blocks_held": held,
-    }
+        out["block_mask_shape"] = np.array(model.transformer_blocks[0].mask_shape)
+        out["mask_given_to_blocks"] = np.array(model.transformer_blocks[0].mask_shape != ())
+        out["logits"], out["n_attention_maps"] = _np(logits), np.array(len(weights))
+        out["logits_more_padding"] = _np(model(more_padding, (more_padding != 0).long())[0])
+        out["logits_other_padding_ids"] = _np(model(other_padding, mask)[0])
+        model.ln_f = nn.Identity()  # without a final norm, where it goes makes no difference
+        out["logits_without_final_norm"] = _np(model(ids, mask)[0])
+        model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i, use_mask=False) for i in range(2))
+        out["logits_blocks_ignoring_mask"] = _np(model(ids, mask)[0])  # only the pooling sees the mask
+    return out
 
 
 # ------------------------------------------------------------- training
@@ -614,33 +694,48 @@ def training_batches(n: int, seed: int, batch_size: int = 4) -> list[dict[str, t
     ]
 
 
-@probe("train_transformer")
-def probe_train_transformer(ns):
-    train = _require(ns, "train_transformer")
+def _trained(ns: Namespace, train_size: int, num_epochs: int, learning_rate: float) -> tuple[nn.Module, dict]:
+    """A fresh BagOfWordsClassifier trained by the notebook's train_transformer, and its history."""
     torch.manual_seed(9)
     model = BagOfWordsClassifier()  # on the CPU; the notebook's global `device` is not: use the model's
     fill_parameters(model, seed=9)
-    # 13 and 9 examples: the last batch is smaller, so averages over batches and over examples differ
-    try:
-        with replaced(ns, device=torch.device("meta")):
-            history = train(model, training_batches(13, seed=91), training_batches(9, seed=92), num_epochs=3,
-                            learning_rate=0.05)
+    with replaced(ns, device=torch.device("meta")):
+        history = _require(ns, "train_transformer")(model, training_batches(train_size, seed=91),
+                                                    training_batches(9, seed=92), num_epochs=num_epochs,
+                                                    learning_rate=learning_rate)
+    if not isinstance(history, dict):
+        raise TypeError(f"train_transformer must return the history dict, got {type(history).__name__}.")
+    return model, {key: np.array(history.get(key, []), dtype=float) for key in ("train_loss", "train_acc", "val_loss",
+                                                                                  "val_acc")}
+
+
+def _parameters(model: nn.Module) -> np.ndarray:
+    return np.concatenate([_np(p).ravel() for _, p in sorted(model.named_parameters())])
+
+
+@probe("train_transformer")
+def probe_train_transformer(ns):
+    try:  # 13 and 9 examples: the last batch is smaller, so averages over batches and over examples differ
+        model, out = _trained(ns, 13, num_epochs=3, learning_rate=0.05)
     except (NotImplementedError, RuntimeError) as error:
         if "meta" not in str(error):
             raise
-        raise RuntimeError("it used the notebook's global `device`, not the device of the model it was given "
-                           "(next(model.parameters()).device)") from None
-    if not isinstance(history, dict):
-        raise TypeError(f"train_transformer must return the history dict, got {type(history).__name__}.")
-    out = {key: np.array(history.get(key, []), dtype=float) for key in ("train_loss", "train_acc", "val_loss", "val_acc")}
-    out["final_parameters"] = np.concatenate([_np(p).ravel() for _, p in sorted(model.named_parameters())])
+        return {"uses_model_device": np.array(False)}  # it used the notebook's global `device`
+    out["uses_model_device"] = np.array(True)
+    out["final_parameters"] = _parameters(model)
+    out["train_acc_is_fraction"] = np.array(bool(np.all((out["train_acc"] >= 0) & (out["train_acc"] <= 1))))
+    _, frozen = _trained(ns, 13, num_epochs=2, learning_rate=0.0)  # nothing learns: only the losses' bookkeeping
+    out["frozen_epoch_1_loss"], out["frozen_epoch_2_loss"] = frozen["train_loss"][:1], frozen["train_loss"][1:]
+    one_step, history = _trained(ns, 4, num_epochs=1, learning_rate=0.05)  # one batch, one step: nothing to reset
+    out["one_step_parameters"], out["one_step_loss"] = _parameters(one_step), history["train_loss"]
     return out
 
 
 # ------------------------------------------------------------- costs
 
 COST_SHAPES = ((7, 3, 11), (50, 16, 40), (300, 48, 200))  # (seq_len, d_model, d_ff)
-CROSSOVER_SHAPES = ((48, 400), (100, 1000), (30, 70), (16, 24))  # (d_model, d_ff); the last two cross at n = 10, 1
+CROSSOVER_SHAPES = ((48, 400), (100, 1000), (30, 70))  # (d_model, d_ff); the last crosses at n = 10
+WIDE_SHAPE = (16, 24)  # attention costs more from the first token on: n = 1
 
 
 @probe("layer_costs")
@@ -653,7 +748,14 @@ def probe_layer_costs(ns):
 @probe("crossover_length")
 def probe_crossover_length(ns):
     crossover = _require(ns, "crossover_length")
-    found = [crossover(d, f) for d, f in CROSSOVER_SHAPES]
-    if not all(isinstance(n, (int, np.integer)) for n in found):
-        raise TypeError(f"crossover_length must return an int, got {type(found[0]).__name__}")
-    return {"lengths": np.array(found, dtype=float)}
+    found = [crossover(d, f) for d, f in CROSSOVER_SHAPES + (WIDE_SHAPE,)]
+    out = {"returns_int": np.array(all(isinstance(n, (int, np.integer)) for n in found)),
+           "lengths": np.array(found[:-1], dtype=float), "wide_model_length": np.array(float(found[-1]))}
+    # Clues: the student's own costs, and whether the lengths follow from them
+    attention, feed_forward = _require(ns, "attention_cost"), _require(ns, "feed_forward_cost")
+    out["attention_costs"] = np.array([float(attention(n, d)) for n, d, _ in COST_SHAPES])
+    out["feed_forward_costs"] = np.array([float(feed_forward(n, d, f)) for n, d, f in COST_SHAPES])
+    out["follows_own_costs"] = np.array(all(
+        next(n for n in range(1, 10 * f) if attention(n, d) >= feed_forward(n, d, f)) == length
+        for (d, f), length in zip(CROSSOVER_SHAPES, found)))
+    return out

@@ -63,7 +63,7 @@ class Record:
     messages: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     submission_sha256: str = ""
-    judge: dict = field(default_factory=dict)  # check_id -> {"passed", "message"}
+    judge: dict = field(default_factory=dict)  # check_id -> {"passed", "message", "mistake"}
     points: dict = field(default_factory=dict)  # check_id -> points awarded by the judge
     max_points: dict = field(default_factory=dict)  # check_id -> points possible
     gradebook: dict = field(default_factory=dict)  # check_id -> auto score in nbgrader's gradebook, read back
@@ -328,7 +328,7 @@ def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> None:
         return
     result = json.loads(result_file.read_text())
     for check_id, check in result["checks"].items():
-        record.judge[check_id] = {"passed": check["passed"], "message": check["message"]}
+        record.judge[check_id] = {"passed": check["passed"], "message": check["message"], "mistake": check["mistake"]}
         record.points[check_id] = check["points"]
     for problem in result["log"]:  # a log problem raises a flag and costs no points
         record.flags.append(problem["flag"])

@@ -8,7 +8,8 @@ hidden probes' outputs against the instructor's reference data, cross-checks
 submission_log.json against the visible probes' fresh outputs and the
 notebook's code, and writes plain data:
 
-    {"checks": {check_id: {"passed": bool, "points": int, "max_points": int, "message": str}},
+    {"checks": {check_id: {"passed": bool, "points": int, "max_points": int, "message": str,
+                           "mistake": str | None}},
      "log": [{"flag": str, "message": str}, ...]}
 
 The log checks raise flags for the instructor and cost no points.
@@ -25,7 +26,7 @@ import nbformat
 import numpy as np
 
 from course import paths
-from course.checks import checks_for, mismatch, verdict
+from course.checks import COMMON_MISTAKES, checks_for, mismatch, verdict
 from course.grading import untrusted
 from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
 from course.grading.submission_log import read_log
@@ -62,19 +63,21 @@ def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], 
 
 
 def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict]:
-    """Each check's verdict and points: the first run must match the reference, and the second run the first."""
+    """Each check's verdict, points and mistake: the first run must match the reference, and the second run the
+    first."""
     points, _ = grade_cells(assignment)
     results = {}
     for check_id, check in checks_for(assignment).items():
         result = verdict(assignment, check_id, outputs.get(check_id), errors.get(check_id))
-        passed, message = result.passed, result.message
+        passed, message, mistake = result.passed, result.message, result.mistake
         if passed and not repeatable(outputs.get(check_id), outputs.get(AGAIN_PREFIX + check_id),
                                      errors.get(AGAIN_PREFIX + check_id)):
-            passed, message = False, (f"{check.piece}: run a second time on the same inputs, it gave other results. "
-                                      "It keeps state between calls (a mutable default argument, a class attribute or "
-                                      "a global it changes) or draws random numbers without a seed.")
+            passed, mistake = False, "state-between-calls"
+            message = f"{check.piece}: run a second time on the same inputs, it gave other results. " \
+                      f"Likely mistake `{mistake}`: {COMMON_MISTAKES[mistake]}"
         results[check_id] = {"passed": passed, "points": points[check_id] if passed else 0,
-                             "max_points": points[check_id], "message": untrusted.quoted(message, MESSAGE_LIMIT)}
+                             "max_points": points[check_id], "message": untrusted.quoted(message, MESSAGE_LIMIT),
+                             "mistake": mistake}
     return results
 
 

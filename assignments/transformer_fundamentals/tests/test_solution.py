@@ -50,11 +50,13 @@ def test_only_the_training_cell_gets_the_long_time_limit():
     assert limits.CELL_TIMEOUT_S < limits.LONG_CELL_TIMEOUT_S
 
 
-def test_messages_name_the_likely_mistake():
+def test_the_partial_sample_is_told_the_mistakes_it_made():
     failed = failed_checks(ASSIGNMENT, sample_notebook(ASSIGNMENT, "partial"))
-    assert "sqrt(d_k)" in failed["attention_values"]
-    assert "biased variance" in failed["layer_norm"]
-    assert "padding" in failed["mini_transformer"].lower()
+    assert {check_id: result["mistake"] for check_id, result in failed.items()} == {
+        "tokenizer_clean_text": "clean-punctuation", "attention_values": "attention-scale",
+        "layer_norm": "variance-unbiased", "mini_transformer": "pooling-includes-padding"}
+    assert "sqrt(d_k)" in failed["attention_values"]["message"]
+    assert "Likely mistake `variance-unbiased`: Use the biased variance" in failed["layer_norm"]["message"]
 
 
 def test_attention_matches_torch(solution):
