@@ -109,6 +109,11 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
     return f"values differ (largest difference {error.max():.3g} at index {tuple(int(i) for i in worst)})"
 
 
+def likely(mistake: str, mistakes: dict[str, str]) -> str:
+    """How a message names a mistake of the catalogue `mistakes`, with its advice."""
+    return f"Likely mistake `{mistake}`: {mistakes[mistake]}"
+
+
 NOT_RECORDED = "no output was recorded"
 
 
@@ -152,8 +157,8 @@ def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None
         return Verdict(check.check_id, True, f"{check.piece}: all hidden tests passed.")
     diagnosis = diagnose(check, found)
     key = diagnosis.wrong[0]
-    return Verdict(check.check_id, False, f"{check.piece} ({key}): {found[key]}. Likely mistake "
-                   f"`{diagnosis.mistake}`: {mistakes[diagnosis.mistake]}", diagnosis.mistake)
+    return Verdict(check.check_id, False, f"{check.piece} ({key}): {found[key]}. {likely(diagnosis.mistake, mistakes)}",
+                   diagnosis.mistake)
 
 
 def unknown_names(check: Check, mistakes: dict[str, str]) -> list[str]:

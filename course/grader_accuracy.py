@@ -27,7 +27,7 @@ from course.checks import checks_for
 from course.grading.judge import grade_cells, judge_checks
 from course.grading.probe import HIDDEN_RUNS, run_twice
 from course.parts import part
-from course.probes import execute_program, graded_program, load_probes
+from course.probes import execute_program, graded_program, load_probes, stand_ins
 from course.samples import Edit, apply_edits, sample_notebook
 
 
@@ -108,7 +108,7 @@ def corpus(assignment: str) -> tuple[tuple[Edit, ...], tuple[Edit, ...]]:
 
 def stand_ins_named(assignment: str, outcomes: list[Outcome]) -> dict[str, list[str]]:
     """Edit name -> the grader's stand-in classes its messages name (none may: students never see them)."""
-    names = getattr(load_probes(assignment), "STAND_INS", {})
+    names = stand_ins(load_probes(assignment))
     found = {o.edit.name: sorted(n for n in names if any(n in r["message"] for r in o.failed.values()))
              for o in outcomes}
     return {edit: named for edit, named in found.items() if named}
@@ -148,9 +148,10 @@ def report(assignment: str, mutants: list[Outcome], alternatives: list[Outcome])
     return "\n".join(lines)
 
 
-def acceptable(mutants: list[Outcome], alternatives: list[Outcome], text: str) -> bool:
+def acceptable(assignment: str, mutants: list[Outcome], alternatives: list[Outcome]) -> bool:
     """Every mutant caught, every alternative accepted, the diagnosis target met, no stand-in named."""
-    return (all(o.caught for o in mutants) and all(o.accepted for o in alternatives) and "STAND-IN" not in text
+    return (all(o.caught for o in mutants) and all(o.accepted for o in alternatives)
+            and not stand_ins_named(assignment, mutants + alternatives)
             and sum(o.diagnosed for o in mutants) >= DIAGNOSIS_TARGET * len(mutants))
 
 
@@ -163,7 +164,7 @@ def main() -> None:
         outcomes = evaluate_all(assignment, mutants + alternatives)
         text = report(assignment, outcomes[: len(mutants)], outcomes[len(mutants):])
         print(text, end="\n\n")
-        failed |= not acceptable(outcomes[: len(mutants)], outcomes[len(mutants):], text)
+        failed |= not acceptable(assignment, outcomes[: len(mutants)], outcomes[len(mutants):])
     if failed:
         sys.exit(1)
 

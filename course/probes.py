@@ -157,8 +157,12 @@ def run_probes(module: ModuleType, ns: dict, prefix: str = "",
     """
     steps = {prefix + name: functools.partial(probe, ns) for name, probe in module.PROBES.items()}
     outputs, errors = run_steps(steps, **options)
-    return outputs, {step_id: unnamed_stand_ins(error, getattr(module, "STAND_INS", {}))
-                     for step_id, error in errors.items()}
+    return outputs, {step_id: unnamed_stand_ins(error, stand_ins(module)) for step_id, error in errors.items()}
+
+
+def stand_ins(module: ModuleType) -> dict[str, str]:
+    """A probe module's stand-in classes (its STAND_INS, if any): class name -> what a message calls it."""
+    return getattr(module, "STAND_INS", {})
 
 
 def unnamed_stand_ins(message: str, stand_ins: dict[str, str]) -> str:

@@ -244,7 +244,7 @@ def test_grader_accuracy_every_mutant_caught_by_its_own_piece_and_diagnosed_ever
     outcomes = evaluate_all(assignment, mutants + alternatives)
     text = report(assignment, outcomes[: len(mutants)], outcomes[len(mutants):])
     assert "mutants caught: 100%" in text and "alternatives accepted: 100%" in text, text
-    assert acceptable(outcomes[: len(mutants)], outcomes[len(mutants):], text), text
+    assert acceptable(assignment, outcomes[: len(mutants)], outcomes[len(mutants):]), text
 
 
 def test_submission_log_of_the_solution_records_every_visible_probe(assignment, tmp_path):

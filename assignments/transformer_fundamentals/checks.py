@@ -224,7 +224,7 @@ CHECKS = (
     Check("layer_norm", "LayerNorm", (
         Expect("parameters", "norm-parameters"),
         Expect("backward_error", "in-place-op"),
-        Expect("rows_alone", "norm-axis", same_as="rows_together"),
+        Expect("rows_alone", "norm-axis", same_as="large_eps_output"),
         Expect("default_eps_output", "variance-unbiased"),
         Expect("zero_eps_output", "variance-unbiased"),
         Expect("large_eps_output", "eps-outside-sqrt"),

@@ -99,6 +99,11 @@ def replaced(ns: Namespace, **stand_ins) -> Iterator[None]:
                 ns[name] = value
 
 
+def _error_output(error: BaseException) -> np.ndarray:
+    """An error a probe caught, as an output: the other outputs still tell what went wrong."""
+    return np.array(f"{type(error).__name__}: {error}")
+
+
 def _as_pair(result, what: str) -> tuple[torch.Tensor, object]:
     if not (isinstance(result, tuple) and len(result) == 2):
         raise TypeError(f"{what} must return a pair (output, attention_weights), got {type(result).__name__}.")
@@ -456,8 +461,8 @@ def probe_attention_values(ns):
     try:
         output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
         out["heads_output"], out["heads_weights"] = _np(output), _np(weights)
-    except Exception as error:  # the other outputs still tell what went wrong
-        out["error_with_heads"] = np.array(f"{type(error).__name__}: {error}")
+    except Exception as error:
+        out["error_with_heads"] = _error_output(error)
     for d_k in (1, 16):  # the scale must follow d_k
         Q, K, V = _qkv(20 + d_k, 2, d_k=d_k)
         out[f"d_k_{d_k}_output"] = _np(attention(Q, K, V)[0])
@@ -579,15 +584,14 @@ def probe_layer_norm(ns):
     with torch.no_grad():
         out["zero_eps_output"] = _np(exact(x))
         out["unit_parameters_output"] = _np(cls(4)(x))  # gamma 1 and beta 0, as created: whether they are used or not
-        out["rows_alone"] = _np(torch.cat([module(row) for row in x.reshape(-1, 1, 4)]))
-    out["rows_together"] = out["large_eps_output"].reshape(-1, 4)
+        out["rows_alone"] = _np(torch.cat([module(row) for row in x.reshape(-1, 1, 4)]).reshape(x.shape))
     leaf = x.clone().requires_grad_(True)  # the backward pass must work too (no in-place op on the input)
     out["backward_error"] = np.array("")
     try:
         (module(leaf) * _randn(61, *x.shape)).sum().backward()
         out["input_gradient"] = _np(leaf.grad)
     except RuntimeError as error:
-        out["backward_error"] = np.array(f"{type(error).__name__}: {error}")
+        out["backward_error"] = _error_output(error)
     out["parameters"] = params
     return out
 
@@ -738,11 +742,16 @@ CROSSOVER_SHAPES = ((48, 400), (100, 1000), (30, 70))  # (d_model, d_ff); the la
 WIDE_SHAPE = (16, 24)  # attention costs more from the first token on: n = 1
 
 
-@probe("layer_costs")
-def probe_layer_costs(ns):
+def _costs(ns: Namespace) -> dict[str, np.ndarray]:
+    """The notebook's attention_cost and feed_forward_cost at COST_SHAPES."""
     attention, feed_forward = _require(ns, "attention_cost"), _require(ns, "feed_forward_cost")
     return {"attention": np.array([float(attention(n, d)) for n, d, _ in COST_SHAPES]),
             "feed_forward": np.array([float(feed_forward(n, d, f)) for n, d, f in COST_SHAPES])}
+
+
+@probe("layer_costs")
+def probe_layer_costs(ns):
+    return _costs(ns)
 
 
 @probe("crossover_length")
@@ -752,9 +761,9 @@ def probe_crossover_length(ns):
     out = {"returns_int": np.array(all(isinstance(n, (int, np.integer)) for n in found)),
            "lengths": np.array(found[:-1], dtype=float), "wide_model_length": np.array(float(found[-1]))}
     # Clues: the student's own costs, and whether the lengths follow from them
-    attention, feed_forward = _require(ns, "attention_cost"), _require(ns, "feed_forward_cost")
-    out["attention_costs"] = np.array([float(attention(n, d)) for n, d, _ in COST_SHAPES])
-    out["feed_forward_costs"] = np.array([float(feed_forward(n, d, f)) for n, d, f in COST_SHAPES])
+    costs = _costs(ns)
+    out["attention_costs"], out["feed_forward_costs"] = costs["attention"], costs["feed_forward"]
+    attention, feed_forward = ns["attention_cost"], ns["feed_forward_cost"]
     out["follows_own_costs"] = np.array(all(
         next(n for n in range(1, 10 * f) if attention(n, d) >= feed_forward(n, d, f)) == length
         for (d, f), length in zip(CROSSOVER_SHAPES, found)))

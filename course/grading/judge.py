@@ -26,7 +26,7 @@ import nbformat
 import numpy as np
 
 from course import paths
-from course.checks import COMMON_MISTAKES, checks_for, mismatch, verdict
+from course.checks import COMMON_MISTAKES, checks_for, likely, mismatch, verdict
 from course.grading import untrusted
 from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
 from course.grading.submission_log import read_log
@@ -73,8 +73,8 @@ def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict
         if passed and not repeatable(outputs.get(check_id), outputs.get(AGAIN_PREFIX + check_id),
                                      errors.get(AGAIN_PREFIX + check_id)):
             passed, mistake = False, "state-between-calls"
-            message = f"{check.piece}: run a second time on the same inputs, it gave other results. " \
-                      f"Likely mistake `{mistake}`: {COMMON_MISTAKES[mistake]}"
+            message = (f"{check.piece}: run a second time on the same inputs, it gave other results. "
+                       f"{likely(mistake, COMMON_MISTAKES)}")
         results[check_id] = {"passed": passed, "points": points[check_id] if passed else 0,
                              "max_points": points[check_id], "message": untrusted.quoted(message, MESSAGE_LIMIT),
                              "mistake": mistake}
@@ -114,8 +114,8 @@ def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict,
     if unrepeatable:
         problems.append({"flag": "not-repeatable", "message":
                          f"{', '.join(unrepeatable)}: your code gave different results the two times the grader ran it "
-                         "on the same inputs. It keeps state between calls (a mutable default argument, a global it "
-                         "changes) or draws random numbers without a seed; the checks of these pieces may fail for it."})
+                         f"on the same inputs; the checks of these pieces may fail for it. "
+                         f"{likely('state-between-calls', COMMON_MISTAKES)}"})
         outputs = {name: value for name, value in outputs.items() if name not in unrepeatable}
     differing = [f"{name} (the submitted code raised an error)" for name, error in errors.items()
                  if name in log["probes"] and not cut_short(error)]
