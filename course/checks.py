@@ -13,6 +13,7 @@ Messages give the mistake's advice; they never show reference values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -88,6 +89,8 @@ COMMON_MISTAKES = {
 
 def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
     """Why `got` differs from `want`, or None when they agree."""
+    if got.dtype.kind in "US" and got.size == 1 and want.dtype.kind not in "US":  # e.g. an error a probe caught
+        return f"{str(got.ravel()[0])!r} where numbers were expected"
     if got.shape != want.shape:
         return f"shape {got.shape} where {want.shape} was expected"
     if want.dtype.kind in "US" or got.dtype.kind in "US":
@@ -96,7 +99,8 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
         wrong = [i for i, (g, w) in enumerate(zip(got.ravel(), want.ravel())) if g != w]
         if not wrong:
             return None
-        return f"item {wrong[0]} is {str(got.ravel()[wrong[0]])!r}, which is not what was expected"
+        item = "it" if got.ndim == 0 else f"item {wrong[0]}"
+        return f"{item} is {str(got.ravel()[wrong[0]])!r}, which is not what was expected"
     if want.dtype == bool or got.dtype == bool:
         return None if np.array_equal(got, want) else "the flag is not what was expected"
     got, want = got.astype(float), want.astype(float)
@@ -121,10 +125,11 @@ def problems(check: Check, outputs: dict[str, np.ndarray], reference: dict[str, 
     """What is wrong with each expected output and clue, by key (None: it holds)."""
     found = {}
     for item in check.expects + check.clues:
-        if item.key not in outputs or (item.same_as and item.same_as not in outputs):
+        wants = outputs if item.same_as else reference  # evidence a student's data gives may have no reference
+        if item.key not in outputs or (item.same_as or item.key) not in wants:
             found[item.key] = NOT_RECORDED
             continue
-        want = outputs[item.same_as] if item.same_as else reference[item.key]
+        want = wants[item.same_as or item.key]
         found[item.key] = mismatch(np.asarray(outputs[item.key]), np.asarray(want), item.atol)
     return found
 
@@ -197,7 +202,33 @@ def reference_for(assignment: str) -> dict[str, dict[str, np.ndarray]]:
     return reference
 
 
+Evidence = Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
+
+
+@cache
+def evidence_for(assignment: str) -> dict[str, Evidence]:
+    """Check id -> how the judge derives more outputs from a probe's outputs (EVIDENCE of the assignment's
+    checks.py, if any): trusted code, run in the judge's process on the student's outputs and the reference's
+    alike, e.g. a design's outputs on every sequence of a task from the matrices a student's function returned."""
+    return getattr(part(assignment, "checks"), "EVIDENCE", {})
+
+
+def with_evidence(assignment: str, check_id: str, outputs: dict[str, np.ndarray] | None) -> dict | None:
+    """`outputs` and what the check's evidence function derives from them."""
+    derive = evidence_for(assignment).get(check_id)
+    return outputs if derive is None or outputs is None else {**outputs, **derive(outputs)}
+
+
+@cache
+def reference_evidence(assignment: str, check_id: str) -> dict[str, np.ndarray]:
+    return with_evidence(assignment, check_id, reference_for(assignment).get(check_id, {}))
+
+
 def verdict(assignment: str, check_id: str, outputs: dict[str, np.ndarray] | None, error: str | None = None) -> Verdict:
-    """Judge one probe's outputs against the assignment's reference."""
-    return judge(checks_for(assignment)[check_id], outputs, error, reference_for(assignment).get(check_id, {}),
+    """Judge one probe's outputs, and the evidence derived from them, against the assignment's reference."""
+    try:
+        outputs = with_evidence(assignment, check_id, outputs)
+    except Exception as failure:  # the grader's own fault on odd data: a verdict that says so, never a crash
+        outputs, error = None, f"the grader could not read its outputs ({type(failure).__name__}: {failure})"
+    return judge(checks_for(assignment)[check_id], outputs, error, reference_evidence(assignment, check_id),
                  mistakes_for(assignment))

@@ -120,16 +120,17 @@ def share(part: int, whole: int) -> str:
 
 def report(assignment: str, mutants: list[Outcome], alternatives: list[Outcome]) -> str:
     auto_points, _ = grade_cells(assignment)
-    lines = [assignment, f"{'piece (answer cell)':<32}{'points':>7}{'mutants caught':>17}{'diagnosed':>11}"
+    width = max(32, *(len(cell) + 2 for cell in checks_of_cell(assignment)))
+    lines = [assignment, f"{'piece (answer cell)':<{width}}{'points':>7}{'mutants caught':>17}{'diagnosed':>11}"
                          f"{'alternatives accepted':>24}"]
     for cell, checks in checks_of_cell(assignment).items():
         m = [o for o in mutants if o.edit.cell == cell]
         a = [o for o in alternatives if o.edit.cell == cell]
-        lines.append(f"{cell:<32}{sum(auto_points[c] for c in checks):>7}{sum(o.caught for o in m):>12}/{len(m):<4}"
+        lines.append(f"{cell:<{width}}{sum(auto_points[c] for c in checks):>7}{sum(o.caught for o in m):>12}/{len(m):<4}"
                      f"{sum(o.diagnosed for o in m):>6}/{len(m):<4}{sum(o.accepted for o in a):>19}/{len(a):<4}")
     caught, diagnosed = sum(o.caught for o in mutants), sum(o.diagnosed for o in mutants)
     accepted = sum(o.accepted for o in alternatives)
-    lines.append(f"{'overall':<32}{sum(auto_points.values()):>7}{caught:>12}/{len(mutants):<4}"
+    lines.append(f"{'overall':<{width}}{sum(auto_points.values()):>7}{caught:>12}/{len(mutants):<4}"
                  f"{diagnosed:>6}/{len(mutants):<4}{accepted:>19}/{len(alternatives):<4}")
     lines.append(f"mutants caught: {share(caught, len(mutants))}, diagnosed with the right mistake: "
                  f"{share(diagnosed, len(mutants))} (target {DIAGNOSIS_TARGET:.0%}), alternatives accepted: "

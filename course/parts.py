@@ -1,4 +1,5 @@
-"""An assignment's Python parts (checks.py, probes.py, corpus.py, ...), loaded from its folder by path.
+"""An assignment's Python parts (checks.py, probes.py, corpus.py, ...), loaded from its folder by path,
+and the given cells of its notebook, run as a module.
 
 Assignment folders are not a package: the machinery finds them (course.paths) and
 loads what it needs from them under private module names.
@@ -11,6 +12,8 @@ import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+
+import nbformat
 
 from course import paths
 
@@ -29,3 +32,20 @@ def load_module(path: Path) -> ModuleType:
 def part(assignment: str, name: str) -> ModuleType:
     """`assignments/<assignment>/<name>.py` as a module (e.g. part(a, "checks").CHECKS)."""
     return load_module(paths.assignment_dir(assignment) / f"{name}.py")
+
+
+@cache
+def given_cells(assignment: str, *cell_ids: str) -> ModuleType:
+    """The instructor notebook's given cells `cell_ids`, run in order as one module, here.
+
+    A check can judge with the notebook's own rules (a task's examples, its pass rule), so that the rule a
+    student reads and runs is the grader's. These cells are the instructor's (source/), trusted code; each
+    must import what it needs itself.
+    """
+    cells = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell.source
+             for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells}
+    module = ModuleType(f"_course_{assignment}_given_{'_'.join(cell_ids)}".replace("-", "_"))
+    sys.modules[module.__name__] = module  # dataclasses look their module up by name
+    for cell_id in cell_ids:
+        exec(compile(cells[cell_id], f"<{assignment}: cell {cell_id}>", "exec"), module.__dict__)
+    return module

@@ -1,0 +1,183 @@
+"""The grader's corpus for Attention Designed by Hand: the partial sample's bugs, mutants (each with the mistake it
+must be diagnosed as, from MISTAKES in checks.py) and correct alternatives (course.grader_accuracy).
+
+Edits change the instructor solution's answer cells; each (old, new) pair must match the solution exactly.
+"""
+
+from course.samples import Edit
+
+MODULE, CONTENT, POSITION, CHALLENGE = ("answer-pytorch-transformer", "answer-attention-by-content",
+                                        "answer-attention-by-position", "answer-attention-by-content-and-position")
+SCORES = "weights = torch.softmax(Q @ K.T / math.sqrt(self.qk_dim), dim=-1)"
+CONCAT = "torch.cat([seq, self.pos.weight[:seq_len]], dim=-1)"
+LAYERS = ("        self.Qm = nn.Linear(total_input_dim, qk_dim, bias=False)\n"
+          "        self.Km = nn.Linear(total_input_dim, qk_dim, bias=False)\n"
+          "        self.Vm = nn.Linear(total_input_dim, v_dim, bias=False)\n")
+PROJECT = "Q, K, V = self.Qm(x), self.Km(x), self.Vm(x)"
+PENALTY = "    Qm[4:, 3:8], Km[4:, 3:8] = 60 * np.eye(5), -np.eye(5)  # same-position penalty\n"
+CLS_COLUMN = "    Qm[:4, 8], Km[3, 8] = 30.0, 1.0  # every query asks for CLS with score 30 / 3 = 10\n"
+
+SAMPLE_BUGS = (
+    (Edit("positions_first", MODULE, ((CONCAT, "torch.cat([self.pos.weight[:seq_len], seq], dim=-1)"),),
+          "positions concatenated before the tokens", "positions-order"), "pytorch_transformer_positions"),
+    (Edit("content_hinted_scale", CONTENT, (("10 * np.eye(3)", "3 * np.eye(3)"),),
+          "content design at the seed's hinted scale 3: outputs off by 0.027 at length 6", "design-margin"),
+     "attention_by_content"),
+    (Edit("challenge_no_penalty", CHALLENGE, ((PENALTY, ""),),
+          "challenge without the same-position penalty: every token matches itself", "challenge-self-match"),
+     "attention_by_content_and_position"),
+)
+
+MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
+    # the layers
+    Edit("bias_true", MODULE, (("bias=False", "bias=True"),), "layers with a bias", "linear-bias"),
+    Edit("in_features_without_positions", MODULE, (("nn.Linear(total_input_dim,", "nn.Linear(input_dim,"),),
+         "in_features ignores pos_dim", "in-features-pos"),
+    Edit("values_to_qk_dim", MODULE, (("nn.Linear(total_input_dim, v_dim", "nn.Linear(total_input_dim, qk_dim"),),
+         "Vm maps to qk_dim features", "out-features"),
+    Edit("raw_parameters", MODULE, (
+        (LAYERS, "        self.Qm = nn.Parameter(torch.randn(total_input_dim, qk_dim))\n"
+                 "        self.Km = nn.Parameter(torch.randn(total_input_dim, qk_dim))\n"
+                 "        self.Vm = nn.Parameter(torch.randn(total_input_dim, v_dim))\n"),
+        (PROJECT, "Q, K, V = x @ self.Qm, x @ self.Km, x @ self.Vm")),
+         "weights as raw nn.Parameter matrices", "raw-parameters"),
+    Edit("plain_tensors", MODULE, (
+        (LAYERS, "        self.Qm = torch.randn(qk_dim, total_input_dim, requires_grad=True)\n"
+                 "        self.Km = torch.randn(qk_dim, total_input_dim, requires_grad=True)\n"
+                 "        self.Vm = torch.randn(v_dim, total_input_dim, requires_grad=True)\n"),
+        (PROJECT, "Q, K, V = x @ self.Qm.T, x @ self.Km.T, x @ self.Vm.T")),
+         "weights as plain tensors, never registered", "unregistered-parameters"),
+    # the attention formula
+    Edit("softmax_over_queries", MODULE, ((SCORES, SCORES.replace("dim=-1", "dim=0")),), "softmax over dim 0",
+         "softmax-axis"),
+    Edit("unscaled", MODULE, ((" / math.sqrt(self.qk_dim)", ""),), "scores not scaled", "attention-scale"),
+    Edit("scaled_by_qk_dim", MODULE, (("math.sqrt(self.qk_dim)", "self.qk_dim"),), "scores / qk_dim",
+         "attention-scale"),
+    Edit("scaled_by_v_dim", MODULE, (("math.sqrt(self.qk_dim)", "math.sqrt(self.v_dim)"),), "scores / sqrt(v_dim)",
+         "attention-scale"),
+    Edit("scaled_by_length", MODULE, (("math.sqrt(self.qk_dim)", "math.sqrt(K.shape[0])"),),
+         "scores / sqrt(number of keys)", "attention-scale"),
+    Edit("scores_transposed", MODULE, (("Q @ K.T", "K @ Q.T"),), "K @ Q.T", "scores-transposed"),
+    Edit("dropout_on_weights", MODULE, (("return weights @ V", "return torch.dropout(weights, 0.1, self.training) @ V"),),
+         "dropout on the attention weights", "dropout-added"),
+    Edit("float64_scale", MODULE, (("math.sqrt(self.qk_dim)", "torch.as_tensor(np.sqrt([self.qk_dim]))"),),
+         "a float64 tensor mixed in: float64 weights times float32 values fail", "mixed-dtypes"),
+    Edit("positions_shifted", MODULE, (("self.pos.weight[:seq_len]", "self.pos.weight[-seq_len:]"),),
+         "the last seq_len rows of the table", "positions-concat"),
+    # gradients
+    Edit("numpy_round_trip", MODULE, ((PROJECT, "x = torch.tensor(x.detach().numpy())\n        " + PROJECT),),
+         "the input goes through NumPy", "gradients-broken"),
+    Edit("no_grad", MODULE, ((SCORES, "with torch.no_grad():\n            " + SCORES),), "scores under no_grad",
+         "gradients-broken"),
+    Edit("positions_detached", MODULE, (("self.pos.weight[:seq_len]", "self.pos.weight[:seq_len].detach()"),),
+         "the positional table detached", "gradients-broken"),
+    # attention by content
+    Edit("content_identity", CONTENT, (("10 * np.eye(3)", "np.eye(3)"),), "Km = Qm = I: near-uniform attention",
+         "design-margin"),
+    Edit("content_values_permuted", CONTENT, (("Vm = np.eye(3)", "Vm = np.eye(3)[[1, 2, 0]]"),), "Vm permuted",
+         "design-values"),
+    Edit("content_queries_mismatched", CONTENT, (("Qm = 10 * np.eye(3)", "Qm = 10 * (1 - np.eye(3))"),),
+         "queries prefer the other tokens", "content-selection"),
+    Edit("content_without_values", CONTENT, (("return Km, Qm, Vm", "return Km, Qm"),), "Vm not returned",
+         "design-shapes"),
+    Edit("content_scales_a_global", CONTENT, (
+        ("def attention_by_content():", "BASE = np.eye(3)\n\n\ndef attention_by_content():"),
+        ("Km = 10 * np.eye(3)", "Km = BASE\n    Km *= 10")),
+         "scales a global array in place: another design at every call", "state-between-calls"),
+    # attention by position
+    Edit("position_key_on_last", POSITION, (("Km[3, 0] = 1.0", "Km[6, 0] = 1.0"),), "the key marks the last position",
+         "position-key"),
+    Edit("position_queries_from_a_only", POSITION, (("Qm[:3, 0] = 20.0", "Qm[0, 0] = 20.0"),),
+         "only token A asks for position 0", "position-query"),
+    Edit("position_small_scores", POSITION, (("Qm[:3, 0] = 20.0", "Qm[:3, 0] = 2.0"),), "score gap of 2",
+         "design-margin"),
+    Edit("position_values_from_positions", POSITION, (("Vm[:3] = np.eye(3)", "Vm[3:6] = np.eye(3)"),),
+         "the values read the positions", "design-values"),
+    Edit("position_table_too_short", POSITION, (("pos = np.eye(4)", "pos = np.eye(4)[:3]"),), "pos has 3 rows",
+         "pos-too-few-rows"),
+    # the challenge
+    Edit("challenge_no_cls_offset", CHALLENGE, ((CLS_COLUMN, ""),), "no CLS column: lone tokens attend evenly",
+         "challenge-cls-offset"),
+    Edit("challenge_value_signs_swapped", CHALLENGE, (("= -1.0, 1.0", "= 1.0, -1.0"),), "value signs swapped",
+         "challenge-value-signs"),
+    Edit("challenge_cls_too_strong", CHALLENGE, (("30.0, 1.0", "90.0, 1.0"),), "CLS outscores a copy",
+         "challenge-content"),
+    Edit("challenge_table_too_short", CHALLENGE, (("pos = np.eye(5)", "pos = np.eye(5)[:4]"),), "pos has 4 rows",
+         "pos-too-few-rows"),
+)
+
+
+# Written after the catalogue and the checks, as held-out tests of the diagnosis (5 of 10 diagnosed before the
+# grader learned from them: the distinct-layers clue, the row sums that are all alike, the forward error told
+# apart from the backward one).
+MUTANTS += (
+    Edit("scale_after_softmax", MODULE, ((SCORES, "weights = torch.softmax(Q @ K.T, dim=-1) / math.sqrt(self.qk_dim)"),),
+         "divides the weights, not the scores", "attention-scale"),
+    Edit("queries_and_keys_swapped", MODULE, ((PROJECT, "Q, K, V = self.Km(x), self.Qm(x), self.Vm(x)"),),
+         "Q from Km and K from Qm", "scores-transposed"),
+    Edit("one_layer_for_queries_and_keys", MODULE, (
+        ("self.Km = nn.Linear(total_input_dim, qk_dim, bias=False)", "self.Km = self.Qm"),),
+         "Km is Qm", "layers-shared"),
+    Edit("positions_stacked_below", MODULE, ((CONCAT, CONCAT.replace("dim=-1", "dim=0")),),
+         "positions concatenated as rows", "positions-concat"),
+    Edit("values_from_queries", MODULE, ((PROJECT, "Q, K, V = self.Qm(x), self.Km(x), self.Qm(x)"),), "V = Q",
+         "attention-formula"),
+    Edit("content_values_scaled", CONTENT, (("Vm = np.eye(3)", "Vm = 10 * np.eye(3)"),), "values 10 times the tokens",
+         "design-values"),
+    Edit("content_keys_negated", CONTENT, (("Km = 10 * np.eye(3)", "Km = -10 * np.eye(3)"),), "keys negated",
+         "content-selection"),
+    Edit("position_table_blank", POSITION, (("pos = np.eye(4)", "pos = np.zeros((4, 4))"),), "an all-zero table",
+         "position-key"),
+    Edit("challenge_no_cls_query", CHALLENGE, (("Qm[:4, 8], Km[3, 8] = 30.0, 1.0", "Km[3, 8] = 1.0"),),
+         "a CLS key no query asks for", "challenge-cls-offset"),
+    Edit("challenge_penalty_weak", CHALLENGE, (("60 * np.eye(5), -np.eye(5)", "30 * np.eye(5), -np.eye(5)"),),
+         "a penalty that only ties a token's match with itself to CLS", "challenge-self-match"),
+)
+
+ALTERNATIVES = (
+    Edit("layers_other_order", MODULE, ((LAYERS, "\n".join(reversed(LAYERS.rstrip("\n").split("\n"))) + "\n"),),
+         "the layers created in another order"),
+    Edit("layers_positional_bias_argument", MODULE, (("bias=False", "False"),), "bias as a positional argument"),
+    Edit("layers_setattr_loop", MODULE, ((LAYERS, "        for name, out in ((\"Qm\", qk_dim), (\"Km\", qk_dim), "
+                                                  "(\"Vm\", v_dim)):\n"
+                                                  "            setattr(self, name, nn.Linear(total_input_dim, out, "
+                                                  "bias=False))\n"),),
+         "a setattr loop"),
+    Edit("torch_sdpa", MODULE, ((SCORES + "  # each query's row sums to 1\n        return weights @ V",
+                                 "return nn.functional.scaled_dot_product_attention(Q[None], K[None], V[None])[0]"),),
+         "F.scaled_dot_product_attention"),
+    Edit("einsum_scores", MODULE, (("Q @ K.T", "torch.einsum(\"qd,kd->qk\", Q, K)"),), "einsum"),
+    Edit("positions_by_lookup", MODULE, (("self.pos.weight[:seq_len]", "self.pos(torch.arange(seq_len))"),),
+         "self.pos(torch.arange(n))"),
+    Edit("loop_over_queries", MODULE, ((SCORES + "  # each query's row sums to 1\n        return weights @ V",
+                                        "return torch.stack([torch.softmax(K @ q / math.sqrt(self.qk_dim), dim=0) @ V "
+                                        "for q in Q])"),), "one query at a time"),
+    Edit("content_scale_100", CONTENT, (("10 * np.eye(3)", "100 * np.eye(3)"),), "content design at scale 100"),
+    Edit("content_two_dimensions", CONTENT, (("Km = 10 * np.eye(3)", "Km = 10 * np.array([[1, 0], [-0.5, 0.75 ** 0.5], "
+                                                                     "[-0.5, -0.75 ** 0.5]])"),
+                                             ("Qm = 10 * np.eye(3)", "Qm = Km.copy()")),
+         "content design with qk_dim = 2: three keys 120 degrees apart"),
+    Edit("content_asymmetric", CONTENT, (("Km = 10 * np.eye(3)", "Km = np.eye(3)"),
+                                         ("Qm = 10 * np.eye(3)", "Qm = 100 * np.eye(3)")), "Qm = 100 I, Km = I"),
+    Edit("content_lists_of_ints", CONTENT, (("Km = 10 * np.eye(3)", "Km = [[10, 0, 0], [0, 10, 0], [0, 0, 10]]"),
+                                            ("Qm = 10 * np.eye(3)", "Qm = [[10, 0, 0], [0, 10, 0], [0, 0, 10]]"),
+                                            ("Vm = np.eye(3)", "Vm = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]")),
+         "nested lists of ints"),
+    Edit("position_one_column_table", POSITION, (("pos = np.eye(4)", "pos = np.eye(4)[:, :1]"),
+                                                 ("np.zeros((7, 1))", "np.zeros((4, 1))"),
+                                                 ("np.zeros((7, 3))", "np.zeros((4, 3))")),
+         "a positional table of one column"),
+    Edit("position_ten_rows", POSITION, (("pos = np.eye(4)", "pos = np.eye(10)"), ("np.zeros((7, 1))", "np.zeros((13, 1))"),
+                                         ("np.zeros((7, 3))", "np.zeros((13, 3))")), "a 10-row positional table"),
+    Edit("challenge_simplex_table", CHALLENGE, (("pos = np.eye(5)", "pos = np.eye(5) - 0.2"),),
+         "positions at the corners of a centred simplex"),
+    Edit("challenge_scaled_by_10", CHALLENGE, (("    Vm = np.zeros((9, 1))", "    Qm = 10 * Qm\n    Vm = np.zeros((9, 1))"),),
+         "every score times 10"),
+    # held out, as the mutants above
+    Edit("softmax_over_dim_1", MODULE, ((SCORES, SCORES.replace("dim=-1", "dim=1")),), "dim=1 of a 2-D tensor"),
+    Edit("weights_multiplied", MODULE, ((PROJECT, "Q, K, V = x @ self.Qm.weight.T, x @ self.Km.weight.T, "
+                                                  "x @ self.Vm.weight.T"),), "x @ layer.weight.T"),
+    Edit("scale_from_shape", MODULE, (("math.sqrt(self.qk_dim)", "Q.shape[-1] ** 0.5"),), "Q.shape[-1] ** 0.5"),
+    Edit("position_negative_keys", POSITION, (("Km[3, 0] = 1.0", "Km[4:, 0] = -1.0"),),
+         "the other positions' keys pushed down instead"),
+)
