@@ -16,6 +16,7 @@ from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths
 from course.checks import reference_for
 from course.grading.grade_one import grading_env, nbgrader_command
+from course.probes import execute_program, graded_program
 from course.reference import solution_outputs
 
 __all__ = ["ASSIGNMENT", "FIXTURE_ASSIGNMENTS"]  # the machinery's tests grade the fixture assignment
@@ -72,6 +73,14 @@ def assert_reference_is_fresh(assignment: str, how_to_rebuild: str, atol: float)
             assert np.array_equal(value, committed[key]), key
         else:
             np.testing.assert_allclose(value, committed[key], atol=atol, err_msg=key)
+
+
+def solution_namespace(assignment: str) -> dict:
+    """The namespace of the instructor notebook's definitions (its given and answer cells), run here."""
+    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
+    ns, errors = execute_program(graded_program(assignment, source), paths.source_dir(assignment))
+    assert not errors, errors
+    return ns
 
 
 def grade_cells(nb: nbformat.NotebookNode, **flags) -> list[nbformat.NotebookNode]:

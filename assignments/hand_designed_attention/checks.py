@@ -109,12 +109,11 @@ def _attends_right(weights: np.ndarray, ids: tuple, target_ids: np.ndarray) -> n
     return best_right > best_wrong + 1e-9
 
 
-def _token_evidence(nb, task: str, design: tuple, report) -> dict[str, np.ndarray]:
+def _token_evidence(nb, runs: list, report) -> dict[str, np.ndarray]:
     """Content and position: whether one-token sequences give the right values, and whether the queries of each
-    token attend to keys that hold their target."""
+    token attend to keys that hold their target. runs: (token ids, target, output, weights) of every sequence."""
     attends = {token: True for token in range(3)}
-    for ids, seq, target in nb.all_examples(task):
-        _, weights = nb.reference_attention(seq, *design)
+    for ids, target, _, weights in runs:
         for token, ok in zip(ids, _attends_right(weights, ids, target.argmax(axis=1))):
             attends[token] &= bool(ok)
     return {"values_right": np.array(report.rows[0]["max_error"] <= nb.TOLERANCE),
@@ -122,14 +121,13 @@ def _token_evidence(nb, task: str, design: tuple, report) -> dict[str, np.ndarra
             "some_query_attends_right": np.array(any(attends.values()))}
 
 
-def _challenge_evidence(nb, design: tuple) -> dict[str, np.ndarray]:
+def _challenge_evidence(nb, design: tuple, runs: list) -> dict[str, np.ndarray]:
     """Challenge: whether lone and repeated tokens get the right sign, whether a lone token attends to itself
-    most, and whether the design would pass with the opposite values."""
+    most, and whether the design would pass with the opposite values. runs: as for _token_evidence."""
     Km, Qm, Vm, pos = design
     right = {1.0: True, -1.0: True}
     lone_attends_self = False
-    for ids, seq, target in nb.all_examples("challenge"):
-        out, weights = nb.reference_attention(seq, *design)
+    for _, target, out, weights in runs:
         for i, (value, wanted) in enumerate(zip(out[1:, 0], target[:, 0]), start=1):
             right[wanted] &= bool(np.sign(value) == wanted and abs(value) >= nb.MIN_SIZE)
             if wanted == 1.0:
@@ -161,12 +159,11 @@ def _evidence(task: str, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray
     if not report.rows:  # the shapes are wrong: nothing more to run
         return found
     design = nb.as_design(task, returned)
-    found |= {"rule": np.array(report.verdict),
-              "finite": np.array(all(np.isfinite(nb.reference_attention(seq, *design)[0]).all()
-                                     for _, seq, _ in nb.all_examples(task)))}
+    runs = [(ids, target, *nb.reference_attention(seq, *design)) for ids, seq, target in nb.all_examples(task)]
+    found |= {"rule": np.array(report.verdict), "finite": np.array(all(np.isfinite(out).all() for *_, out, _ in runs))}
     if task == "challenge":
-        return found | _challenge_evidence(nb, design)
-    return found | _token_evidence(nb, task, design, report)
+        return found | _challenge_evidence(nb, design, runs)
+    return found | _token_evidence(nb, runs, report)
 
 
 EVIDENCE = {"attention_by_content": design_evidence("content"), "attention_by_position": design_evidence("position"),
@@ -218,20 +215,20 @@ def design_check(check_id: str, piece: str, default: str, clues: tuple[Clue, ...
 
 CHECKS = (
     Check("pytorch_transformer_layers", "PytorchTransformer.__init__", (
-        Expect("kinds_plain", "raw-parameters"),
+        Expect("layer_kinds_plain", "raw-parameters"),
         Expect("registered_plain", "unregistered-parameters"),
         Expect("distinct_plain", "layers-shared"),
         Expect("biases_plain", "linear-bias"),
         Expect("weight_shapes_plain", "out-features"),
         Expect("parameters_plain", "raw-parameters"),
-        Expect("kinds_positions", "raw-parameters"),
+        Expect("layer_kinds_positions", "raw-parameters"),
         Expect("registered_positions", "unregistered-parameters"),
         Expect("distinct_positions", "layers-shared"),
         Expect("biases_positions", "linear-bias"),
         Expect("weight_shapes_positions", "in-features-pos"),
         Expect("parameters_positions", "in-features-pos"),
     ), diagnoses=(
-        Diagnosis("unregistered-parameters", wrong=("kinds_plain", "registered_plain")),
+        Diagnosis("unregistered-parameters", wrong=("layer_kinds_plain", "registered_plain")),
     )),
     Check("pytorch_transformer_attention", "PytorchTransformer.forward", (
         Expect("weight_row_sums", "softmax-axis"),

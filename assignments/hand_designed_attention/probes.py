@@ -86,17 +86,13 @@ def _design(sizes: dict, seed: int) -> dict[str, np.ndarray | None]:
     return {name: _rng(seed, name).normal(size=shape) for name, shape in shapes.items()}
 
 
-def _layer_kind(model: nn.Module, name: str) -> str:
-    return type(getattr(model, name, None)).__name__
-
-
 def _load(model: nn.Module, design: dict[str, np.ndarray]) -> nn.Module:
     """Set the module's parameters by name: layer.weight = matrix.T (nn.Linear's convention), biases zeroed."""
     with torch.no_grad():
         for name in LAYERS:
             layer = getattr(model, name, None)
             if not isinstance(layer, nn.Linear):
-                raise TypeError(f"self.{name} is a {_layer_kind(model, name)}, not an nn.Linear")
+                raise TypeError(f"self.{name} is a {type(layer).__name__}, not an nn.Linear")
             layer.weight.copy_(torch.as_tensor(design[name].T, dtype=layer.weight.dtype))
             if layer.bias is not None:
                 layer.bias.zero_()
@@ -156,15 +152,12 @@ def _distinct(layers: list) -> bool:
 
 
 def _layers(cls, sizes: dict, suffix: str) -> dict[str, np.ndarray]:
+    """A new module's structure (_structure), its layers' biases and weight shapes, and its parameters by name."""
     model = cls(**sizes)
     layers = [getattr(model, name, None) for name in LAYERS]
-    weights = _weights(layers)
-    return {
-        f"kinds_{suffix}": np.array([type(layer).__name__ for layer in layers]),
-        f"registered_{suffix}": np.array(_registered(model, layers)),
-        f"distinct_{suffix}": np.array(_distinct(layers)),
+    return {f"{key}_{suffix}": value for key, value in _structure(model).items()} | {
         f"biases_{suffix}": np.array([getattr(layer, "bias", None) is not None for layer in layers]),
-        f"weight_shapes_{suffix}": np.array([tuple(getattr(w, "shape", (-1, -1))) for w in weights]),
+        f"weight_shapes_{suffix}": np.array([tuple(getattr(w, "shape", (-1, -1))) for w in _weights(layers)]),
         f"parameters_{suffix}": np.array(sorted(f"{n} {tuple(p.shape)}" for n, p in model.named_parameters())),
     }
 
@@ -191,30 +184,25 @@ def _fitted_scale(weights: np.ndarray, scores: np.ndarray) -> np.ndarray:
 def _formula(cls) -> dict[str, np.ndarray]:
     """Evidence on the attention formula, from a module whose output is its attention weights (tokens and Vm
     the identity): the weights' row sums and whether they are all alike (a scale applied after the softmax),
-    the fitted scale, whether the scores are transposed, the weights in
-    eval mode (dropout shows as train-mode weights that differ), the output's dtype, and the weights of the same
-    module in float64 (where an error of float32 goes away if it came from mixing dtypes)."""
+    the fitted scale, whether the scores are transposed, the weights in eval mode (dropout shows as train-mode
+    weights that differ), the output's dtype, and the weights of the same module in float64 (where an error of
+    float32 goes away if it came from mixing dtypes)."""
     design = dict(_design(WEIGHTS_SHOWN, seed=3), Vm=np.eye(WEIGHTS_SHOWN["input_dim"]))
     model, tokens = cls(**WEIGHTS_SHOWN), torch.eye(WEIGHTS_SHOWN["input_dim"])
+    double_weights = _caught(lambda: _load(cls(**WEIGHTS_SHOWN), design).double()(tokens.double()))
     try:
         output = _load(model, design)(tokens)
         weights = _np(output)
     except Exception as error:
         return {"weight_row_sums": _error_output(error), "output_dtype": _error_output(error),
-                "double_weights": _double_weights(cls)}
+                "double_weights": double_weights}
     scores = design["Qm"] @ design["Km"].T  # x = the identity: Q = Qm, K = Km
     row_sums = weights.sum(axis=-1)
     return {"weight_row_sums": row_sums, "rows_sum_alike": np.array(bool(row_sums.size and np.ptp(row_sums) < 1e-6)),
             "scale": _caught(lambda: _fitted_scale(weights, scores)),
             "like_scores_transposed": _matches(weights, _forward(np.eye(len(scores)), design, transposed=True)[1]),
             "eval_weights": _caught(lambda: model.eval()(tokens)), "output_dtype": np.array(str(output.dtype)),
-            "double_weights": _double_weights(cls)}
-
-
-def _double_weights(cls) -> np.ndarray:
-    """The attention weights of _formula's module in float64, module and input."""
-    design = dict(_design(WEIGHTS_SHOWN, seed=3), Vm=np.eye(WEIGHTS_SHOWN["input_dim"]))
-    return _caught(lambda: _load(cls(**WEIGHTS_SHOWN), design).double()(torch.eye(WEIGHTS_SHOWN["input_dim"]).double()))
+            "double_weights": double_weights}
 
 
 @probe("pytorch_transformer_attention")

@@ -18,10 +18,11 @@ from course import paths
 from course.checks import verdict
 from course.grader_accuracy import failed_checks
 from course.grading import limits
+from course.grading.judge import grade_cells as points_of
 from course.parts import given_cells
-from course.probes import execute_program, graded_program, quiet
+from course.probes import execute_program
 from course.samples import Edit, apply_edits, sample_notebook
-from helpers import grade_cells
+from helpers import solution_namespace
 
 ASSIGNMENT = "hand_designed_attention"
 SOURCE_NB = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
@@ -31,27 +32,23 @@ DESIGN_CHECKS = ("attention_by_content", "attention_by_position", "attention_by_
 @pytest.fixture(scope="module")
 def solution() -> dict:
     """The namespace of the instructor notebook's definitions."""
-    ns, errors = execute_program(graded_program(ASSIGNMENT, SOURCE_NB), paths.source_dir(ASSIGNMENT))
-    assert not errors
-    return ns
+    return solution_namespace(ASSIGNMENT)
 
 
 @pytest.fixture(scope="module")
 def whole_notebook() -> dict:
     """The namespace after every code cell of the instructor notebook but the log's, run here (plots not shown)."""
     matplotlib.use("Agg")
-    ns: dict = {"__name__": "__main__"}
-    with quiet():
-        for cell in SOURCE_NB.cells:
-            if cell.cell_type == "code" and cell.id != "write-submission-log":
-                exec(compile(cell.source, f"<cell {cell.id}>", "exec"), ns)
+    program = [(cell.id, cell.source) for cell in SOURCE_NB.cells
+               if cell.cell_type == "code" and cell.id != "write-submission-log"]
+    ns, errors = execute_program(program, paths.source_dir(ASSIGNMENT))
+    assert not errors
     return ns
 
 
 def test_points_add_up_to_twenty_one_autograded_and_twelve_by_hand():
-    auto = sum(c.metadata["nbgrader"]["points"] for c in grade_cells(SOURCE_NB, grade=True, solution=False))
-    manual = sum(c.metadata["nbgrader"]["points"] for c in grade_cells(SOURCE_NB, grade=True, solution=True))
-    assert (auto, manual) == (21, 12)
+    auto, manual = points_of(ASSIGNMENT)
+    assert (sum(auto.values()), sum(manual.values())) == (21, 12)
 
 
 def test_only_the_training_cells_get_the_long_time_limit():

@@ -16,9 +16,10 @@ import torch.nn.functional as F
 from course import paths
 from course.grader_accuracy import failed_checks
 from course.grading import limits
-from course.probes import execute_program, graded_program, load_probes
+from course.grading.judge import grade_cells as points_of
+from course.probes import load_probes
 from course.samples import sample_notebook
-from helpers import grade_cells
+from helpers import grade_cells, solution_namespace
 
 ASSIGNMENT = "transformer_fundamentals"
 SOURCE_NB = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
@@ -27,15 +28,12 @@ SOURCE_NB = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
 @pytest.fixture(scope="module")
 def solution() -> dict:
     """The namespace of the instructor notebook's definitions."""
-    ns, errors = execute_program(graded_program(ASSIGNMENT, SOURCE_NB), paths.source_dir(ASSIGNMENT))
-    assert not errors
-    return ns
+    return solution_namespace(ASSIGNMENT)
 
 
 def test_points_add_up_to_fifty_four_autograded_and_twenty_five_by_hand():
-    auto = sum(c.metadata["nbgrader"]["points"] for c in grade_cells(SOURCE_NB, grade=True, solution=False))
-    manual = sum(c.metadata["nbgrader"]["points"] for c in grade_cells(SOURCE_NB, grade=True, solution=True))
-    assert (auto, manual) == (54, 25)
+    auto, manual = points_of(ASSIGNMENT)
+    assert (sum(auto.values()), sum(manual.values())) == (54, 25)
 
 
 def test_twelve_answer_cells_of_code_and_five_written_answers_at_most():
