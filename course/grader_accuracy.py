@@ -25,7 +25,7 @@ import nbformat
 from course import paths
 from course.checks import checks_for
 from course.grading.judge import grade_cells, judge_checks
-from course.grading.probe import HIDDEN_RUNS, run_twice
+from course.grading.probe import HIDDEN_RUNS, plain_outputs, run_twice
 from course.parts import part
 from course.probes import execute_program, graded_program, load_probes, stand_ins
 from course.samples import Edit, apply_edits, sample_notebook
@@ -82,7 +82,7 @@ def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, dict]
     Returns the judge's result of each failing check ("message", "mistake", ...), by check id.
     """
     ns, _ = execute_program(graded_program(assignment, nb), paths.source_dir(assignment))
-    outputs, errors = run_twice(load_probes(assignment), ns, HIDDEN_RUNS)
+    outputs, errors = plain_outputs(*run_twice(load_probes(assignment), ns, HIDDEN_RUNS))
     return {check_id: result for check_id, result in judge_checks(assignment, outputs, errors).items()
             if not result["passed"]}
 

@@ -95,6 +95,12 @@ def run_notebook(nb: nbformat.NotebookNode, workdir: Path, cell_timeout: int = 3
     return nb
 
 
+def cell_text(nb: nbformat.NotebookNode, cell_id: str) -> str:
+    """The stdout of one cell (by grade_id) of an executed notebook."""
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == cell_id)
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
 def write_sample(assignment: str, sample: str, submitted_root: Path) -> Path:
     """Create submitted/<sample>/<assignment>/, run its notebook there, and return the folder."""
     folder = submitted_root / sample / assignment

@@ -83,6 +83,29 @@ def solution_namespace(assignment: str) -> dict:
     return ns
 
 
+def long_running_cells(assignment: str) -> list[str]:
+    """The ids of the instructor notebook's code cells that get the long time limit (training), in order."""
+    from course.grading import limits
+
+    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
+    return [cell.id for cell in source.cells
+            if cell.cell_type == "code" and limits.cell_timeout(cell) == limits.LONG_CELL_TIMEOUT_S]
+
+
+def whole_notebook_namespace(assignment: str) -> dict:
+    """The namespace after every code cell of the instructor notebook but the log's, run here (training included;
+    plots not shown)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
+    program = [(cell.id, cell.source) for cell in source.cells
+               if cell.cell_type == "code" and cell.id != "write-submission-log"]
+    ns, errors = execute_program(program, paths.source_dir(assignment))
+    assert not errors, errors
+    return ns
+
+
 def grade_cells(nb: nbformat.NotebookNode, **flags) -> list[nbformat.NotebookNode]:
     """Cells whose nbgrader metadata has all of `flags` (e.g. grade=True, solution=False)."""
     return [c for c in nb.cells if all(c.metadata.get("nbgrader", {}).get(k, False) == v for k, v in flags.items())]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from course.checks import Check, Clue, Diagnosis, Expect, judge, unknown_names
+from course.grading.judge import runs_differ
 from course.probes import run_probes
 
 MISTAKES = {"x-wrong": "advice about x", "y-not-x": "y must equal x", "both-wrong": "x and y are both off",
@@ -84,3 +85,14 @@ def test_errors_name_what_a_stand_in_stands_for_never_its_class():
                                  "PROBES": {"demo": lambda ns: StandInThing().missing}})
     _, errors = run_probes(module, {})
     assert errors["demo"] == "AttributeError: 'the grader's own Thing' object has no attribute 'missing'"
+
+
+@pytest.mark.parametrize("first, second, differ", [
+    (np.array([1.0, np.nan, np.inf]), np.array([1.0, np.nan, np.inf]), False),  # the same NaN every time: repeatable
+    (np.array([1.0, np.nan]), np.array([1.0, 2.0]), True),
+    (np.array([np.inf]), np.array([-np.inf]), True),
+    (np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-3]), True),
+    (np.array("text"), np.array("text"), False),
+])
+def test_two_runs_of_the_same_code_agree_when_their_outputs_match_nan_for_nan(first, second, differ):
+    assert runs_differ({"out": first}, {"out": second}) == differ

@@ -22,9 +22,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-Namespace = dict
-Probe = Callable[[Namespace], dict[str, np.ndarray]]
-PROBES: dict[str, Probe] = {}  # check id -> probe; the grader runs them all (course.probes.run_probes)
+from course.probe_tools import Namespace, caught, error_output, registry, require, to_array
+
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
 LAYERS = ("Qm", "Km", "Vm")
 # Sizes of the probed modules. Every size differs from the others within a configuration.
@@ -35,42 +35,7 @@ WEIGHTS_SHOWN = dict(input_dim=6, qk_dim=2, v_dim=6)
 PLAIN_LENGTHS, POSITION_LENGTHS, GRADIENT_LENGTH = (1, 4, 5), (1, 3, 7), 4
 
 
-def probe(check_id: str) -> Callable[[Probe], Probe]:
-    """Register a probe under the id of the check that judges its data."""
-
-    def register(fn: Probe) -> Probe:
-        PROBES[check_id] = fn
-        return fn
-
-    return register
-
-
 # ---------------------------------------------------------------- helpers
-
-
-def _require(ns: Namespace, name: str):
-    if name not in ns:
-        raise NameError(f"`{name}` is not defined: run its cell (and keep its name as given).")
-    return ns[name]
-
-
-def _np(t) -> np.ndarray:
-    if isinstance(t, torch.Tensor):
-        return t.detach().cpu().double().numpy()
-    return np.asarray(t)
-
-
-def _error_output(error: BaseException) -> np.ndarray:
-    """An error a probe caught, as an output: the other outputs still tell what went wrong."""
-    return np.array(f"{type(error).__name__}: {error}")
-
-
-def _caught(compute: Callable[[], object]) -> np.ndarray:
-    """compute() as an array, or the error it raised."""
-    try:
-        return _np(compute())
-    except Exception as error:
-        return _error_output(error)
 
 
 def _rng(seed: int, what: str) -> np.random.Generator:
@@ -164,12 +129,12 @@ def _layers(cls, sizes: dict, suffix: str) -> dict[str, np.ndarray]:
 
 @probe("pytorch_transformer_layers")
 def pytorch_transformer_layers(ns: Namespace) -> dict[str, np.ndarray]:
-    cls = _require(ns, "PytorchTransformer")
+    cls = require(ns, "PytorchTransformer")
     return _layers(cls, PLAIN, "plain") | _layers(cls, WITH_POSITIONS, "positions")
 
 
 def _outputs(model: nn.Module, lengths: tuple[int, ...], input_dim: int, seed: int) -> dict[str, np.ndarray]:
-    return {f"output_{n}": _caught(lambda n=n: model(_sequence(seed, n, input_dim))) for n in lengths}
+    return {f"output_{n}": caught(lambda n=n: model(_sequence(seed, n, input_dim))) for n in lengths}
 
 
 def _fitted_scale(weights: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -189,31 +154,31 @@ def _formula(cls) -> dict[str, np.ndarray]:
     float32 goes away if it came from mixing dtypes)."""
     design = dict(_design(WEIGHTS_SHOWN, seed=3), Vm=np.eye(WEIGHTS_SHOWN["input_dim"]))
     model, tokens = cls(**WEIGHTS_SHOWN), torch.eye(WEIGHTS_SHOWN["input_dim"])
-    double_weights = _caught(lambda: _load(cls(**WEIGHTS_SHOWN), design).double()(tokens.double()))
+    double_weights = caught(lambda: _load(cls(**WEIGHTS_SHOWN), design).double()(tokens.double()))
     try:
         output = _load(model, design)(tokens)
-        weights = _np(output)
+        weights = to_array(output)
     except Exception as error:
-        return {"weight_row_sums": _error_output(error), "output_dtype": _error_output(error),
+        return {"weight_row_sums": error_output(error), "output_dtype": error_output(error),
                 "double_weights": double_weights}
     scores = design["Qm"] @ design["Km"].T  # x = the identity: Q = Qm, K = Km
     row_sums = weights.sum(axis=-1)
     return {"weight_row_sums": row_sums, "rows_sum_alike": np.array(bool(row_sums.size and np.ptp(row_sums) < 1e-6)),
-            "scale": _caught(lambda: _fitted_scale(weights, scores)),
+            "scale": caught(lambda: _fitted_scale(weights, scores)),
             "like_scores_transposed": _matches(weights, _forward(np.eye(len(scores)), design, transposed=True)[1]),
-            "eval_weights": _caught(lambda: model.eval()(tokens)), "output_dtype": np.array(str(output.dtype)),
+            "eval_weights": caught(lambda: model.eval()(tokens)), "output_dtype": np.array(str(output.dtype)),
             "double_weights": double_weights}
 
 
 @probe("pytorch_transformer_attention")
 def pytorch_transformer_attention(ns: Namespace) -> dict[str, np.ndarray]:
-    cls = _require(ns, "PytorchTransformer")
+    cls = require(ns, "PytorchTransformer")
     model = cls(**PLAIN)
     found = _structure(model) | _formula(cls)
     try:
         _load(model, _design(PLAIN, seed=1))
     except Exception as error:
-        return found | {"output_4": _error_output(error)}
+        return found | {"output_4": error_output(error)}
     return found | _outputs(model, PLAIN_LENGTHS, PLAIN["input_dim"], seed=2)
 
 
@@ -221,13 +186,13 @@ def pytorch_transformer_attention(ns: Namespace) -> dict[str, np.ndarray]:
 def pytorch_transformer_positions(ns: Namespace) -> dict[str, np.ndarray]:
     """Outputs with a positional table, and whether they are those of [pos, seq] (the module's own formula, on
     inputs the grader concatenates in the wrong order, given to a module without a table)."""
-    cls = _require(ns, "PytorchTransformer")
+    cls = require(ns, "PytorchTransformer")
     model, design = cls(**WITH_POSITIONS), _design(WITH_POSITIONS, seed=4)
     found = _structure(model) | _formula(cls)
     try:
         _load(model, design)
     except Exception as error:
-        return found | {"output_3": _error_output(error)}
+        return found | {"output_3": error_output(error)}
     found |= _outputs(model, POSITION_LENGTHS, WITH_POSITIONS["input_dim"], seed=5)
     d_in = WITH_POSITIONS["input_dim"] + WITH_POSITIONS["pos_dim"]
     without_table = dict(input_dim=d_in, qk_dim=WITH_POSITIONS["qk_dim"], v_dim=WITH_POSITIONS["v_dim"])
@@ -235,7 +200,7 @@ def pytorch_transformer_positions(ns: Namespace) -> dict[str, np.ndarray]:
     seq = _sequence(5, 3, WITH_POSITIONS["input_dim"])
     positions_first = torch.cat([torch.as_tensor(design["pos"][:3], dtype=seq.dtype), seq], dim=1)
     found["like_positions_first"] = _matches(
-        found["output_3"], _caught(lambda: _load(cls(**without_table), without_pos)(positions_first)))
+        found["output_3"], caught(lambda: _load(cls(**without_table), without_pos)(positions_first)))
     return found
 
 
@@ -258,7 +223,7 @@ def _numeric_gradient(f: Callable[[], torch.Tensor], tensor: torch.Tensor, eps: 
 def pytorch_transformer_gradients(ns: Namespace) -> dict[str, np.ndarray]:
     """Backpropagated gradients of a fixed weighted sum of the outputs, for every parameter (by name) and the
     input, next to the gradients of the same function by finite differences: in float64, in eval mode."""
-    model = _require(ns, "PytorchTransformer")(**WITH_POSITIONS)
+    model = require(ns, "PytorchTransformer")(**WITH_POSITIONS)
     found = _structure(model)
     try:
         _load(model, _design(WITH_POSITIONS, seed=6)).double().eval()
@@ -270,19 +235,19 @@ def pytorch_transformer_gradients(ns: Namespace) -> dict[str, np.ndarray]:
 
         value = loss()
     except Exception as error:
-        return found | {"forward_error": _error_output(error)}
+        return found | {"forward_error": error_output(error)}
     found["forward_error"] = np.array("none")
     found["loss_requires_grad"] = np.array(bool(value.requires_grad))
     try:
         value.backward()
     except Exception as error:
-        return found | {"backward_error": _error_output(error)}
+        return found | {"backward_error": error_output(error)}
     found["backward_error"] = np.array("none")
     tensors = {"Qm": model.Qm.weight, "Km": model.Km.weight, "Vm": model.Vm.weight, "pos": model.pos.weight,
                "seq": seq}
     for name, tensor in tensors.items():
-        found[f"grad_{name}"] = np.array("no gradient") if tensor.grad is None else _np(tensor.grad)
-        found[f"numeric_grad_{name}"] = _caught(lambda tensor=tensor: _numeric_gradient(loss, tensor))
+        found[f"grad_{name}"] = np.array("no gradient") if tensor.grad is None else to_array(tensor.grad)
+        found[f"numeric_grad_{name}"] = caught(lambda tensor=tensor: _numeric_gradient(loss, tensor))
     found["gradients_nonzero"] = np.array([tensor.grad is not None and bool(tensor.grad.abs().sum() > 0)
                                            for tensor in tensors.values()])
     return found
@@ -296,7 +261,7 @@ def _returned(ns: Namespace, function: str) -> dict[str, np.ndarray]:
 
     Copies, so that a function that changes its arrays at every call shows different outputs on its second run.
     """
-    result = _require(ns, function)()
+    result = require(ns, function)()
     if not isinstance(result, (tuple, list)):
         return {"n_matrices": np.array(-1)}
     return {"n_matrices": np.array(len(result))} | {

@@ -6,11 +6,7 @@ import re
 
 import nbformat
 
-
-def cell_text(nb: nbformat.NotebookNode, cell_id: str) -> str:
-    """The stdout of one cell of an executed notebook."""
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == cell_id)
-    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+from course.samples import cell_text
 
 
 def figures(nb: nbformat.NotebookNode) -> list[str]:

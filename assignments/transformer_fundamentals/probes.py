@@ -15,93 +15,20 @@ only visible_probes.py (the notebook's visible inputs).
 
 from __future__ import annotations
 
-import contextlib
 import math
-import zlib
-from collections.abc import Callable, Iterator
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-Namespace = dict
-Probe = Callable[[Namespace], dict[str, np.ndarray]]
-PROBES: dict[str, Probe] = {}  # check id -> probe; the grader runs them all (course.probes.run_probes)
+from course.probe_tools import (Namespace, StandInDropout, error_output, fill_parameters, generator, randn, registry,
+                               replaced, require, stand_in_registry, to_array, with_stand_in_dropout)
 
-
-def probe(check_id: str) -> Callable[[Probe], Probe]:
-    """Register a probe under the id of the check that judges its data."""
-
-    def register(fn: Probe) -> Probe:
-        PROBES[check_id] = fn
-        return fn
-
-    return register
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _generator(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
-
-
-def _randn(seed: int, *shape: int) -> torch.Tensor:
-    return torch.randn(*shape, generator=_generator(seed))
-
-
-def _np(t) -> np.ndarray:
-    if isinstance(t, torch.Tensor):
-        return t.detach().cpu().double().numpy()
-    return np.asarray(t)
-
-
-def _require(ns: Namespace, name: str):
-    if name not in ns:
-        raise NameError(f"`{name}` is not defined: run its cell (and keep its name as given).")
-    return ns[name]
-
-
-def fill_parameters(module: nn.Module, seed: int) -> np.ndarray:
-    """Overwrite every parameter with values fixed by its name and `seed`.
-
-    Weights (2-D and up) get N(0, 1/fan_in); vectors get U(0.5, 1.5). The
-    result does not depend on how or in which order the layers were created.
-    Returns the sorted parameter names with their shapes, e.g. 'W_q.weight (12, 12)'.
-    """
-    described = []
-    with torch.no_grad():
-        for name, p in module.named_parameters():
-            g = _generator(seed + zlib.crc32(name.encode()))
-            if p.dim() >= 2:
-                values = torch.randn(p.shape, generator=g) / math.sqrt(p.shape[-1])
-            else:
-                values = 0.5 + torch.rand(p.shape, generator=g)
-            p.copy_(values.to(p.device, p.dtype))
-            described.append(f"{name} {tuple(p.shape)}")
-    return np.array(sorted(described))
-
-
-@contextlib.contextmanager
-def replaced(ns: Namespace, **stand_ins) -> Iterator[None]:
-    """Temporarily bind names in the notebook namespace to stand-ins."""
-    missing = object()
-    saved = {name: ns.get(name, missing) for name in stand_ins}
-    ns.update(stand_ins)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                ns.pop(name, None)
-            else:
-                ns[name] = value
-
-
-def _error_output(error: BaseException) -> np.ndarray:
-    """An error a probe caught, as an output: the other outputs still tell what went wrong."""
-    return np.array(f"{type(error).__name__}: {error}")
 
 
 def _as_pair(result, what: str) -> tuple[torch.Tensor, object]:
@@ -115,18 +42,8 @@ def _as_pair(result, what: str) -> tuple[torch.Tensor, object]:
 # them is a transformer piece: they exist so that one piece can be checked
 # with the others held fixed. Messages never name them (course.probes).
 
-STAND_INS: dict[str, str] = {}  # stand-in class name -> how a message names it
-
-
-def stand_in(piece: str):
-    """Register a stand-in class for `piece`: errors that name the class name the grader's own piece instead."""
-
-    def register(cls):
-        STAND_INS[cls.__name__] = f"the grader's own {piece}"
-        return cls
-
-    return register
-
+STAND_INS, stand_in = stand_in_registry()  # stand-in class name -> how a message names it
+stand_in("dropout")(StandInDropout)
 
 
 @stand_in("clean_text")
@@ -144,7 +61,7 @@ class StandInTokenEmbedding(nn.Module):
 
     def __init__(self, vocab_size: int, d_model: int, *args, **kwargs):
         super().__init__()
-        self.register_buffer("table", _randn(101, vocab_size, d_model))
+        self.register_buffer("table", randn(101, vocab_size, d_model))
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:  # (B, T) -> (B, T, d)
         return self.table[input_ids]
@@ -184,7 +101,7 @@ def _masked_mixing(x: torch.Tensor, mask, seed: int) -> tuple[torch.Tensor, torc
             ) from None
         similarity = similarity * keep
     weights = similarity / similarity.sum(-1, keepdim=True).clamp(min=1e-9)
-    mixed = weights[:, 0] @ (x @ _randn(seed, d, d).to(x.device) / math.sqrt(d))
+    mixed = weights[:, 0] @ (x @ randn(seed, d, d).to(x.device) / math.sqrt(d))
     return mixed, weights
 
 
@@ -207,7 +124,7 @@ class StandInFeedForward(nn.Module):
 
     def __init__(self, d_model: int, *args, scale: float = 1.0, **kwargs):
         super().__init__()
-        self.register_buffer("weight", _randn(202, d_model, d_model) / math.sqrt(d_model) * scale)
+        self.register_buffer("weight", randn(202, d_model, d_model) / math.sqrt(d_model) * scale)
 
     def forward(self, x):
         return torch.sin(x @ self.weight)
@@ -222,7 +139,7 @@ class StandInNorm(nn.Module):
 
     def __init__(self, features: int, *args, seed: int = 203, **kwargs):
         super().__init__()
-        self.register_buffer("offset", _randn(seed, features))
+        self.register_buffer("offset", randn(seed, features))
 
     def forward(self, x):
         return torch.tanh(x - x.mean(-1, keepdim=True)) + self.offset
@@ -257,28 +174,6 @@ class StandInBlock(nn.Module):
         except ValueError:  # a mask of the wrong shape: its shape is on record, the logits will be wrong
             mixed, weights = _masked_mixing(x, None, seed=self.seed)
         return x + torch.tanh(mixed), weights
-
-
-@stand_in("dropout")
-class StandInDropout(nn.Module):
-    """A dropout that drops the same entries every time: a fixed 0 / 1 / 2 pattern over the last two axes.
-
-    Put in place of every nn.Dropout of a module, it shows where dropout acts, whatever the order in
-    which the code draws random numbers (one call per head or one for all heads give the same result).
-    """
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        rows, cols = x.shape[-2:]
-        pattern = (torch.arange(rows)[:, None] + 2 * torch.arange(cols)[None, :]) % 3  # 0 = dropped, 1, 2
-        return x * pattern.to(x.device, x.dtype)
-
-
-def with_stand_in_dropout(module: nn.Module) -> nn.Module:
-    """`module` with each of its own nn.Dropout children replaced by a StandInDropout, in training mode."""
-    for name, child in list(module.named_children()):
-        if isinstance(child, nn.Dropout):
-            setattr(module, name, StandInDropout())
-    return module.train()
 
 
 class BagOfWordsClassifier(nn.Module):
@@ -324,7 +219,7 @@ FIXED_VOCAB = ["<PAD>", "<UNK>", "<CLS>", "the", "movie", "was", "great", "a", "
 
 
 def _tokenizer(ns: Namespace, vocab_size: int = 5000):
-    return _require(ns, "SimpleTokenizer")(vocab_size=vocab_size)
+    return require(ns, "SimpleTokenizer")(vocab_size=vocab_size)
 
 
 def _with_fixed_vocab(tokenizer):
@@ -396,29 +291,29 @@ def probe_decode(ns):
 
 @probe("token_embedding")
 def probe_token_embedding(ns):
-    module = _require(ns, "TokenEmbedding")(11, 6).eval()
+    module = require(ns, "TokenEmbedding")(11, 6).eval()
     params = fill_parameters(module, seed=1)
     ids = torch.tensor([[2, 5, 10, 0, 0], [2, 1, 3, 7, 9]])
     with torch.no_grad():
         out = module(ids)
-    return {"parameters": params, "output": _np(out)}
+    return {"parameters": params, "output": to_array(out)}
 
 
 @probe("positional_encoding")
 def probe_positional_encoding(ns):
     out = {}
     for d_model, max_length in ((6, 9), (10, 7)):
-        module = _require(ns, "PositionalEncoding")(d_model, max_length=max_length).eval()
+        module = require(ns, "PositionalEncoding")(d_model, max_length=max_length).eval()
         pe = getattr(module, "pe", None)
         if not isinstance(pe, torch.Tensor):
             raise AttributeError("PositionalEncoding must register its table as the buffer `self.pe`.")
-        out[f"pe_{d_model}"] = _np(pe.reshape(max_length, d_model))
+        out[f"pe_{d_model}"] = to_array(pe.reshape(max_length, d_model))
         if d_model == 6:  # the first pair has frequency 1 whatever the exponent: sin(pos), cos(pos)
             out["column_0"], out["column_1"] = out["pe_6"][:, 0], out["pe_6"][:, 1]
-        x = _randn(2, 2, 4, d_model)
+        x = randn(2, 2, 4, d_model)
         with torch.no_grad():
             forward = module(x)
-        out[f"forward_{d_model}"] = _np(forward)
+        out[f"forward_{d_model}"] = to_array(forward)
         out[f"forward_dtype_{d_model}"] = np.array(str(forward.dtype))
     out["buffers"] = np.array(sorted(name for name, _ in module.named_buffers()), dtype=str)
     out["n_parameters"] = np.array(sum(p.numel() for p in module.parameters()))
@@ -427,7 +322,7 @@ def probe_positional_encoding(ns):
 
 @probe("transformer_embeddings")
 def probe_transformer_embeddings(ns):
-    cls = _require(ns, "TransformerEmbeddings")
+    cls = require(ns, "TransformerEmbeddings")
     with replaced(ns, TokenEmbedding=StandInTokenEmbedding, PositionalEncoding=StandInPositionalEncoding):
         module = cls(13, 6, max_length=16, dropout=0.5)
     module.token_embedding = StandInTokenEmbedding(13, 6)
@@ -437,73 +332,73 @@ def probe_transformer_embeddings(ns):
         evaluated = module.eval()(ids)
         torch.manual_seed(3)
         trained = module.train()(ids)
-    return {"eval_output": _np(evaluated), "train_output": _np(trained)}
+    return {"eval_output": to_array(evaluated), "train_output": to_array(trained)}
 
 
 # ------------------------------------------------------------ attention
 
 
 def _qkv(seed: int, *lead: int, t_q: int = 3, t_k: int = 5, d_k: int = 4, d_v: int = 6):
-    return _randn(seed, *lead, t_q, d_k), _randn(seed + 1, *lead, t_k, d_k), _randn(seed + 2, *lead, t_k, d_v)
+    return randn(seed, *lead, t_q, d_k), randn(seed + 1, *lead, t_k, d_k), randn(seed + 2, *lead, t_k, d_v)
 
 
 @probe("attention_values")
 def probe_attention_values(ns):
-    attention = _require(ns, "scaled_dot_product_attention")
+    attention = require(ns, "scaled_dot_product_attention")
     out = {}
     Q, K, V = _qkv(10, 2)
     output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
-    out["batched_output"], out["batched_weights"] = _np(output), _np(weights)
+    out["batched_output"], out["batched_weights"] = to_array(output), to_array(weights)
     out["weight_sums_over_keys"] = out["batched_weights"].sum(-1)
-    out["scale"] = np.array(softmax_scale(out["batched_weights"], _np(Q @ K.transpose(-2, -1))))
+    out["scale"] = np.array(softmax_scale(out["batched_weights"], to_array(Q @ K.transpose(-2, -1))))
     out["error_with_heads"] = np.array("")
     Q, K, V = _qkv(10, 2, 3)
     try:
         output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
-        out["heads_output"], out["heads_weights"] = _np(output), _np(weights)
+        out["heads_output"], out["heads_weights"] = to_array(output), to_array(weights)
     except Exception as error:
-        out["error_with_heads"] = _error_output(error)
+        out["error_with_heads"] = error_output(error)
     for d_k in (1, 16):  # the scale must follow d_k
         Q, K, V = _qkv(20 + d_k, 2, d_k=d_k)
-        out[f"d_k_{d_k}_output"] = _np(attention(Q, K, V)[0])
+        out[f"d_k_{d_k}_output"] = to_array(attention(Q, K, V)[0])
     return out
 
 
 @probe("attention_mask")
 def probe_attention_mask(ns):
     """Masked attention must equal your own unmasked attention over the allowed keys only."""
-    attention = _require(ns, "scaled_dot_product_attention")
+    attention = require(ns, "scaled_dot_product_attention")
     Q, K, V = _qkv(30, 2, t_q=5, t_k=5)
     padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])[:, None, :]  # (B, 1, T_k): 1 = may attend
     output, weights = attention(Q, K, V, mask=padding)
     plain_weights = attention(Q, K, V)[1]
     out = {
-        "plain_row_sums": _np(plain_weights.sum(-1)),
-        "plain_scale": np.array(softmax_scale(_np(plain_weights), _np(Q @ K.transpose(-2, -1)))),
-        "padding_blocked_weight": _np(weights[0, :, 3:].abs().max()),
-        "padding_row_sums": _np(weights.sum(-1)),
-        "padding_output_first": _np(output[0]),
-        "unmasked_on_allowed_keys": _np(attention(Q[:1], K[:1, :3], V[:1, :3])[0][0]),
-        "padding_output_bool": _np(attention(Q, K, V, mask=padding.bool())[0]),
-        "padding_output": _np(output),
+        "plain_row_sums": to_array(plain_weights.sum(-1)),
+        "plain_scale": np.array(softmax_scale(to_array(plain_weights), to_array(Q @ K.transpose(-2, -1)))),
+        "padding_blocked_weight": to_array(weights[0, :, 3:].abs().max()),
+        "padding_row_sums": to_array(weights.sum(-1)),
+        "padding_output_first": to_array(output[0]),
+        "unmasked_on_allowed_keys": to_array(attention(Q[:1], K[:1, :3], V[:1, :3])[0][0]),
+        "padding_output_bool": to_array(attention(Q, K, V, mask=padding.bool())[0]),
+        "padding_output": to_array(output),
     }
     causal_output, _ = attention(Q, K, V, mask=torch.tril(torch.ones(5, 5)))  # (T_q, T_k) mask
-    out["causal_output"] = _np(causal_output)
-    out["causal_by_rows"] = _np(torch.cat([attention(Q[:, i : i + 1], K[:, : i + 1], V[:, : i + 1])[0] for i in range(5)], 1))
+    out["causal_output"] = to_array(causal_output)
+    out["causal_by_rows"] = to_array(torch.cat([attention(Q[:, i : i + 1], K[:, : i + 1], V[:, : i + 1])[0] for i in range(5)], 1))
     blocked_row = torch.ones(2, 5, 5)
     blocked_row[:, 1] = 0  # query 1 may attend to nothing
     output, weights = attention(Q, K, V, mask=blocked_row)
     out["blocked_row_finite"] = np.array(bool(torch.isfinite(output).all() and torch.isfinite(weights).all()))
     keep = [0, 2, 3, 4]
-    out["blocked_row_other_outputs"] = _np(output[:, keep])
-    out["unmasked_other_outputs"] = _np(attention(Q, K, V)[0][:, keep])
+    out["blocked_row_other_outputs"] = to_array(output[:, keep])
+    out["unmasked_other_outputs"] = to_array(attention(Q, K, V)[0][:, keep])
     return out
 
 
 @probe("attention_dropout")
 def probe_attention_dropout(ns):
     """Dropout must act once on your own attention weights."""
-    attention = _require(ns, "scaled_dot_product_attention")
+    attention = require(ns, "scaled_dot_product_attention")
     Q, K, V = _qkv(40, 2, t_q=4, t_k=4)
     dropout = nn.Dropout(0.5)
     plain_output, plain_weights = attention(Q, K, V)
@@ -512,10 +407,10 @@ def probe_attention_dropout(ns):
     torch.manual_seed(4)
     dropped_weights_output = F.dropout(plain_weights, 0.5, training=True) @ V
     return {
-        "eval_output": _np(attention(Q, K, V, dropout=dropout.eval())[0]),
-        "plain_output": _np(plain_output),
-        "train_output": _np(train_output),
-        "dropout_on_weights": _np(dropped_weights_output),
+        "eval_output": to_array(attention(Q, K, V, dropout=dropout.eval())[0]),
+        "plain_output": to_array(plain_output),
+        "train_output": to_array(train_output),
+        "dropout_on_weights": to_array(dropped_weights_output),
     }
 
 
@@ -543,26 +438,26 @@ def _reference_attention(Q, K, V, mask=None, dropout=None):
 
 @probe("multi_head_attention")
 def probe_multi_head_attention(ns):
-    cls = _require(ns, "MultiHeadAttention")
+    cls = require(ns, "MultiHeadAttention")
     module = cls(12, 3, dropout=0.0).eval()
     params = fill_parameters(module, seed=5)
-    x = _randn(50, 2, 5, 12)  # (B, T, d_model) with B, T, d_model, heads, d_k all different
+    x = randn(50, 2, 5, 12)  # (B, T, d_model) with B, T, d_model, heads, d_k all different
     padding = torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]])[:, None, None, :]  # (B, 1, 1, T)
     out = {"parameters": params}
     with torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention):
         for name, mask in (("no_mask", None), ("padding", padding)):
             output, weights = _as_pair(module(x, mask=mask), "MultiHeadAttention.forward")
-            out[f"{name}_output"] = _np(output)
+            out[f"{name}_output"] = to_array(output)
             out[f"{name}_weights_shape"] = np.array(tuple(weights.shape))
-        out["no_mask_weights"] = _np(module(x)[1])  # from the projections and the split only
+        out["no_mask_weights"] = to_array(module(x)[1])  # from the projections and the split only
         if isinstance(getattr(module, "W_o", None), nn.Linear) and module.W_o.weight.shape == (12, 12):
             module.W_o.weight.copy_(torch.eye(12))  # with W_o the identity: wrong only if the merge is
             module.W_o.bias.zero_()
-            out["identity_projection_output"] = _np(module(x)[0])
+            out["identity_projection_output"] = to_array(module(x)[0])
     dropping = with_stand_in_dropout(cls(12, 3, dropout=0.5))  # dropout must act on the attention weights only
     fill_parameters(dropping, seed=5)
     with torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention):
-        out["train_output"] = _np(_as_pair(dropping(x), "MultiHeadAttention.forward")[0])
+        out["train_output"] = to_array(_as_pair(dropping(x), "MultiHeadAttention.forward")[0])
     return out
 
 
@@ -571,47 +466,47 @@ def probe_multi_head_attention(ns):
 
 @probe("layer_norm")
 def probe_layer_norm(ns):
-    cls = _require(ns, "LayerNorm")
+    cls = require(ns, "LayerNorm")
     out = {}
-    x = _randn(60, 2, 3, 4) * torch.tensor([1.0, 3.0, 0.01]).view(1, 3, 1) + 2.0  # three scales
+    x = randn(60, 2, 3, 4) * torch.tensor([1.0, 3.0, 0.01]).view(1, 3, 1) + 2.0  # three scales
     for name, eps in (("default_eps", None), ("large_eps", 0.5)):
         module = cls(4) if eps is None else cls(4, eps=eps)
         params = fill_parameters(module, seed=6)
         with torch.no_grad():
-            out[f"{name}_output"] = _np(module(x))
+            out[f"{name}_output"] = to_array(module(x))
     exact = cls(4, eps=0.0)  # with eps 0, where eps goes makes no difference
     fill_parameters(exact, seed=6)
     with torch.no_grad():
-        out["zero_eps_output"] = _np(exact(x))
-        out["unit_parameters_output"] = _np(cls(4)(x))  # gamma 1 and beta 0, as created: whether they are used or not
-        out["rows_alone"] = _np(torch.cat([module(row) for row in x.reshape(-1, 1, 4)]).reshape(x.shape))
+        out["zero_eps_output"] = to_array(exact(x))
+        out["unit_parameters_output"] = to_array(cls(4)(x))  # gamma 1 and beta 0, as created: whether they are used or not
+        out["rows_alone"] = to_array(torch.cat([module(row) for row in x.reshape(-1, 1, 4)]).reshape(x.shape))
     leaf = x.clone().requires_grad_(True)  # the backward pass must work too (no in-place op on the input)
     out["backward_error"] = np.array("")
     try:
-        (module(leaf) * _randn(61, *x.shape)).sum().backward()
-        out["input_gradient"] = _np(leaf.grad)
+        (module(leaf) * randn(61, *x.shape)).sum().backward()
+        out["input_gradient"] = to_array(leaf.grad)
     except RuntimeError as error:
-        out["backward_error"] = _error_output(error)
+        out["backward_error"] = error_output(error)
     out["parameters"] = params
     return out
 
 
 @probe("feed_forward")
 def probe_feed_forward(ns):
-    module = _require(ns, "FeedForward")(6, 10, dropout=0.5)
+    module = require(ns, "FeedForward")(6, 10, dropout=0.5)
     params = fill_parameters(module, seed=7)
-    x = _randn(70, 2, 3, 6)
+    x = randn(70, 2, 3, 6)
     with torch.no_grad():
         evaluated = module.eval()(x)
         torch.manual_seed(7)
         trained = module.train()(x)
-    return {"parameters": params, "eval_output": _np(evaluated), "train_output": _np(trained)}
+    return {"parameters": params, "eval_output": to_array(evaluated), "train_output": to_array(trained)}
 
 
 def _stand_in_block(ns: Namespace, dropout: float) -> nn.Module:
     """The notebook's TransformerBlock (d_model 6) with stand-ins for its attention, feed-forward and norms."""
     with replaced(ns, MultiHeadAttention=StandInAttention, FeedForward=StandInFeedForward, LayerNorm=StandInNorm):
-        block = _require(ns, "TransformerBlock")(6, 2, 10, dropout=dropout)
+        block = require(ns, "TransformerBlock")(6, 2, 10, dropout=dropout)
     block.attention = StandInAttention()
     block.feed_forward = StandInFeedForward(6)
     block.norm1, block.norm2 = StandInNorm(6, seed=11), StandInNorm(6, seed=12)
@@ -621,20 +516,20 @@ def _stand_in_block(ns: Namespace, dropout: float) -> nn.Module:
 @probe("transformer_block")
 def probe_transformer_block(ns):
     block = _stand_in_block(ns, dropout=0.0).eval()
-    x = _randn(80, 2, 4, 6)
+    x = randn(80, 2, 4, 6)
     padding = torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]])[:, None, None, :]
     out = {}
     with torch.no_grad():
         for name, mask in (("no_mask", None), ("padding", padding)):
             output, weights = _as_pair(block(x, mask), "TransformerBlock.forward")
-            out[f"{name}_output"], out[f"{name}_weights"] = _np(output), _np(weights)
+            out[f"{name}_output"], out[f"{name}_weights"] = to_array(output), to_array(weights)
         # in training mode, dropout acts on each sublayer's output, before its residual sum
         dropping = with_stand_in_dropout(_stand_in_block(ns, dropout=0.5))
-        out["train_output"] = _np(_as_pair(dropping(x), "TransformerBlock.forward")[0])
+        out["train_output"] = to_array(_as_pair(dropping(x), "TransformerBlock.forward")[0])
         block.norm2 = block.norm1  # one norm for both sublayers: the order of the norms cannot matter
-        out["same_norms_output"] = _np(block(x)[0])
+        out["same_norms_output"] = to_array(block(x)[0])
         block.attention, block.feed_forward = StandInAttention(scale=0.0), StandInFeedForward(6, scale=0.0)
-        out["zero_sublayers_output"] = _np(block(x)[0])  # what is left is the residual path and the norms
+        out["zero_sublayers_output"] = to_array(block(x)[0])  # what is left is the residual path and the norms
     return out
 
 
@@ -644,7 +539,7 @@ def probe_transformer_block(ns):
 def _stand_in_model(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, dict[str, np.ndarray]]:
     """The notebook's MiniTransformer with stand-ins for its parts, and how it held its blocks
     (`blocks_in_module_list`, `blocks_distinct`)."""
-    cls = _require(ns, "MiniTransformer")
+    cls = require(ns, "MiniTransformer")
     config = dict(vocab_size=17, d_model=6, num_heads=2, num_layers=num_layers, d_ff=10, max_length=12, num_classes=3)
     with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock, LayerNorm=StandInNorm):
         model = cls(**config, dropout=0.0)
@@ -670,13 +565,13 @@ def probe_mini_transformer(ns):
         logits, weights = _as_pair(model(ids, mask), "MiniTransformer.forward")
         out["block_mask_shape"] = np.array(model.transformer_blocks[0].mask_shape)
         out["mask_given_to_blocks"] = np.array(model.transformer_blocks[0].mask_shape != ())
-        out["logits"], out["n_attention_maps"] = _np(logits), np.array(len(weights))
-        out["logits_more_padding"] = _np(model(more_padding, (more_padding != 0).long())[0])
-        out["logits_other_padding_ids"] = _np(model(other_padding, mask)[0])
+        out["logits"], out["n_attention_maps"] = to_array(logits), np.array(len(weights))
+        out["logits_more_padding"] = to_array(model(more_padding, (more_padding != 0).long())[0])
+        out["logits_other_padding_ids"] = to_array(model(other_padding, mask)[0])
         model.ln_f = nn.Identity()  # without a final norm, where it goes makes no difference
-        out["logits_without_final_norm"] = _np(model(ids, mask)[0])
+        out["logits_without_final_norm"] = to_array(model(ids, mask)[0])
         model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i, use_mask=False) for i in range(2))
-        out["logits_blocks_ignoring_mask"] = _np(model(ids, mask)[0])  # only the pooling sees the mask
+        out["logits_blocks_ignoring_mask"] = to_array(model(ids, mask)[0])  # only the pooling sees the mask
     return out
 
 
@@ -685,7 +580,7 @@ def probe_mini_transformer(ns):
 
 def training_batches(n: int, seed: int, batch_size: int = 4) -> list[dict[str, torch.Tensor]]:
     """A small fixed dataset in the notebook's batch format (input_ids, attention_mask, labels)."""
-    g = _generator(seed)
+    g = generator(seed)
     ids = torch.randint(3, 20, (n, 6), generator=g)
     lengths = torch.randint(2, 7, (n,), generator=g)
     mask = (torch.arange(6)[None, :] < lengths[:, None]).long()
@@ -704,7 +599,7 @@ def _trained(ns: Namespace, train_size: int, num_epochs: int, learning_rate: flo
     model = BagOfWordsClassifier()  # on the CPU; the notebook's global `device` is not: use the model's
     fill_parameters(model, seed=9)
     with replaced(ns, device=torch.device("meta")):
-        history = _require(ns, "train_transformer")(model, training_batches(train_size, seed=91),
+        history = require(ns, "train_transformer")(model, training_batches(train_size, seed=91),
                                                     training_batches(9, seed=92), num_epochs=num_epochs,
                                                     learning_rate=learning_rate)
     if not isinstance(history, dict):
@@ -714,7 +609,7 @@ def _trained(ns: Namespace, train_size: int, num_epochs: int, learning_rate: flo
 
 
 def _parameters(model: nn.Module) -> np.ndarray:
-    return np.concatenate([_np(p).ravel() for _, p in sorted(model.named_parameters())])
+    return np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])
 
 
 @probe("train_transformer")
@@ -744,7 +639,7 @@ WIDE_SHAPE = (16, 24)  # attention costs more from the first token on: n = 1
 
 def _costs(ns: Namespace) -> dict[str, np.ndarray]:
     """The notebook's attention_cost and feed_forward_cost at COST_SHAPES."""
-    attention, feed_forward = _require(ns, "attention_cost"), _require(ns, "feed_forward_cost")
+    attention, feed_forward = require(ns, "attention_cost"), require(ns, "feed_forward_cost")
     return {"attention": np.array([float(attention(n, d)) for n, d, _ in COST_SHAPES]),
             "feed_forward": np.array([float(feed_forward(n, d, f)) for n, d, f in COST_SHAPES])}
 
@@ -756,7 +651,7 @@ def probe_layer_costs(ns):
 
 @probe("crossover_length")
 def probe_crossover_length(ns):
-    crossover = _require(ns, "crossover_length")
+    crossover = require(ns, "crossover_length")
     found = [crossover(d, f) for d, f in CROSSOVER_SHAPES + (WIDE_SHAPE,)]
     out = {"returns_int": np.array(all(isinstance(n, (int, np.integer)) for n in found)),
            "lengths": np.array(found[:-1], dtype=float), "wide_model_length": np.array(float(found[-1]))}

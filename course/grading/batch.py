@@ -1,11 +1,13 @@
-"""Grade a class: one grading step per submission, then one merge.
+"""Grade a class: one grading step per submission, then one merge per assignment.
 
     python -m course.grading.batch [ASSIGNMENT ...] [--regrade] [--student S ...] [--jobs N]   (default: every assignment)
 
 Each submission in submitted/ is graded in its own child process
 (course.grading.grade_one), so one submission cannot take the batch down;
 N of them run at once, each with its share of the CPU threads (two notebook
-kernels that each take every core slow each other down many times over).
+kernels that each take every core slow each other down many times over),
+from one queue for every assignment graded, so that a long submission of one
+assignment leaves no core idle that another's could use.
 A submission whose record is already on disk for the same files is not
 graded again: an interrupted batch resumes where it stopped, and a killed
 batch takes its children with it. The merge is the only writer of
@@ -87,7 +89,7 @@ def grade_in_child(assignment: str, student: str, jobs: int = 1, alone: bool = F
     If the child fails or runs past the step limit, the student gets a 'crashed' or 'timeout' record.
     If it was stopped from outside (Ctrl-C, kill), or the batch is stopping, there is no verdict to
     record: the submission stays ungraded, and the next batch grades it. `alone`: this is the second
-    grading of a submission that timed out, with nothing else graded beside it (see grade_assignment).
+    grading of a submission that timed out, with nothing else graded beside it (see main).
     """
     start = time.perf_counter()
     env = {**os.environ, **limits.thread_env(jobs)}
@@ -114,15 +116,18 @@ def needs_grading_alone(assignment: str, student: str) -> bool:
     return record is not None and record["status"] == "timeout" and REGRADED_ALONE not in record["flags"]
 
 
-def grade_all(assignment: str, names: list[str], jobs: int, alone: bool = False) -> None:
-    """Grade `names`, `jobs` at a time; prints one line per student. Ctrl-C starts no further gradings."""
+def grade_all(submissions: list[tuple[str, str]], jobs: int, alone: bool = False) -> None:
+    """Grade each (assignment, student), `jobs` at a time; prints one line per submission. Ctrl-C starts no further
+    gradings."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {student: pool.submit(grade_in_child, assignment, student, jobs, alone) for student in names}
+        futures = {(assignment, student): pool.submit(grade_in_child, assignment, student, jobs, alone)
+                   for assignment, student in submissions}
         try:
-            for student, future in futures.items():
+            for (assignment, student), future in futures.items():
                 seconds = future.result()
-                print(f"{student}: " + (f"graded in {seconds:.1f} s" if seconds is not None else
-                                        "grading was stopped from outside; it will be graded next time"), flush=True)
+                print(f"{assignment}/{student}: " + (
+                    f"graded in {seconds:.1f} s" if seconds is not None else
+                    "grading was stopped from outside; it will be graded next time"), flush=True)
         except KeyboardInterrupt:
             STOPPING.set()
             pool.shutdown(cancel_futures=True)
@@ -236,14 +241,34 @@ def main() -> None:
                  "set COURSE_SANDBOX=none to grade without isolation.")
     sandbox.remove_stale_cgroups()
     gradebook.backup("autograde")
-    for assignment in paths.select_assignments(args.assignments):
-        grade_assignment(assignment, args.student, args.regrade, args.jobs)
+    assignments = paths.select_assignments(args.assignments)
+    selected = {assignment: selected_students(assignment, args.student) for assignment in assignments}
+    to_grade = [(assignment, student) for assignment in assignments
+                for student in needing_grades(assignment, selected[assignment], args.regrade)]
+    try:
+        grade_all(to_grade, args.jobs)
+        # A busy machine must not cost a correct submission its points: each timeout is graded again,
+        # alone (nothing else graded beside it, all the cores), and that second verdict stands.
+        again = [(assignment, student) for assignment in assignments for student, folder_name in
+                 selected[assignment].items() if student == folder_name and needs_grading_alone(assignment, student)]
+        for assignment, student in again:
+            print(f"{assignment}/{student}: ran past a time limit; grading it again, alone")
+        grade_all(again, 1, alone=True)
+    except KeyboardInterrupt:
+        sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
+    for assignment in assignments:
+        records, _ = merge(assignment, list(students(assignment)))
+        print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/grades.csv and report.md")
 
 
-def grade_assignment(assignment: str, only: list[str] | None, regrade: bool, jobs: int) -> None:
-    """Grade the submissions of one assignment that need it (or `only` these students), then merge."""
-    names = students(assignment)
-    selected = {student: folder_name for student, folder_name in names.items() if not only or student in only}
+def selected_students(assignment: str, only: list[str] | None) -> dict[str, str]:
+    """The submissions of one assignment to look at (all, or `only` these students): student id -> folder name."""
+    return {student: folder_name for student, folder_name in students(assignment).items() if not only or student in only}
+
+
+def needing_grades(assignment: str, selected: dict[str, str], regrade: bool) -> list[str]:
+    """The selected students whose submission needs grading (all of them with `regrade`); a folder name that is not a
+    valid student id gets an 'invalid' record instead, and an unchanged graded submission is left as it is."""
     to_grade = []
     for student, folder_name in selected.items():
         if student != folder_name:
@@ -253,19 +278,7 @@ def grade_assignment(assignment: str, only: list[str] | None, regrade: bool, job
             print(f"{assignment}/{student}: already graded, unchanged")
         else:
             to_grade.append(student)
-    try:
-        grade_all(assignment, to_grade, jobs)
-        # A busy machine must not cost a correct submission its points: each timeout is graded again,
-        # alone (nothing else graded beside it, all the cores), and that second verdict stands.
-        again = [student for student, folder_name in selected.items()
-                 if student == folder_name and needs_grading_alone(assignment, student)]
-        for student in again:
-            print(f"{assignment}/{student}: ran past a time limit; grading it again, alone")
-        grade_all(assignment, again, 1, alone=True)
-    except KeyboardInterrupt:
-        sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
-    records, _ = merge(assignment, list(names))
-    print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/grades.csv and report.md")
+    return to_grade
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 import nbformat
+import numpy as np
 
 from course import paths
 from course.grading import limits, untrusted
@@ -75,21 +76,30 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
         outputs.update(found)
         probe_errors.update(failed)
     progress.unlink()
-    arrays = {}
-    for step_id, data in outputs.items():
-        try:
-            values = {f"{step_id}/{key}": to_numpy(value) for key, value in data.items()}
-        except Exception as error:  # e.g. ragged lists; (the probe's own values are plain)
-            probe_errors[step_id] = f"TypeError: the piece returned values that are not arrays ({error})"
-            continue
-        if any(v.dtype == object for v in values.values()):  # would need pickle to load: refuse
-            probe_errors[step_id] = "TypeError: the piece returned values that are not numbers or text"
-        else:
-            arrays.update(values)
+    outputs, probe_errors = plain_outputs(outputs, probe_errors)
+    arrays = {f"{step_id}/{key}": value for step_id, data in outputs.items() for key, value in data.items()}
     (folder / OUTPUTS).write_bytes(to_bytes(arrays))
     report = {"cell_errors": cell_errors, "probe_errors": probe_errors}
     (folder / REPORT).write_text(json.dumps(report, indent=1))
     return report
+
+
+def plain_outputs(outputs: dict[str, dict], errors: dict[str, str]) -> tuple[dict[str, dict[str, np.ndarray]],
+                                                                          dict[str, str]]:
+    """The probes' outputs as arrays of numbers or text, by step id, and the errors by step id: a step whose values
+    are not such arrays (ragged lists, functions, other objects: the judge loads no pickles) becomes an error."""
+    arrays, errors = {}, dict(errors)
+    for step_id, data in outputs.items():
+        try:
+            values = {key: to_numpy(value) for key, value in data.items()}
+        except Exception as error:  # e.g. ragged lists; (the probe's own values are plain)
+            errors[step_id] = f"TypeError: the piece returned values that are not arrays ({error})"
+            continue
+        if any(v.dtype == object for v in values.values()):
+            errors[step_id] = "TypeError: the piece returned values that are not numbers or text"
+        else:
+            arrays[step_id] = values
+    return arrays, errors
 
 
 def run_twice(module: ModuleType, ns: dict, runs: tuple[str, str], **options) -> tuple[dict, dict[str, str]]:

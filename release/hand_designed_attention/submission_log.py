@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-LOG_SCHEMA_VERSION = 2
+LOG_SCHEMA_VERSION = 3
 
 
 def to_numpy(value) -> np.ndarray:
@@ -76,8 +76,13 @@ def versions() -> dict[str, str]:
     return found
 
 
-def write_submission_log(ns: dict, metrics: dict[str, float | None], path: str | Path = "submission_log.json") -> dict:
-    """Run every visible probe on the notebook's pieces and write the log (schema: the course README)."""
+def write_submission_log(ns: dict, metrics: dict[str, float | None], path: str | Path = "submission_log.json",
+                         details: dict | None = None) -> dict:
+    """Run every visible probe on the notebook's pieces and write the log (schema: the course README).
+
+    metrics: numbers (or None); details: anything else worth keeping that JSON can hold (a training history,
+    samples, a table), recorded as it is.
+    """
     import visible_probes
 
     outputs, errors = run_visible_probes(ns)
@@ -87,6 +92,7 @@ def write_submission_log(ns: dict, metrics: dict[str, float | None], path: str |
         "written_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "versions": versions(),
         "metrics": {name: None if value is None else float(value) for name, value in metrics.items()},
+        "details": details or {},
         "probes": outputs,
         "probe_errors": errors,
         "sources": graded_sources(ns),

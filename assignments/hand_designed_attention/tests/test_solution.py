@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import matplotlib
 import nbformat
 import numpy as np
 import pytest
@@ -17,12 +16,10 @@ import torch.nn as nn
 from course import paths
 from course.checks import verdict
 from course.grader_accuracy import failed_checks
-from course.grading import limits
 from course.grading.judge import grade_cells as points_of
 from course.parts import given_cells
-from course.probes import execute_program
 from course.samples import Edit, apply_edits, sample_notebook
-from helpers import solution_namespace
+from helpers import long_running_cells, solution_namespace, whole_notebook_namespace
 
 ASSIGNMENT = "hand_designed_attention"
 SOURCE_NB = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
@@ -37,13 +34,7 @@ def solution() -> dict:
 
 @pytest.fixture(scope="module")
 def whole_notebook() -> dict:
-    """The namespace after every code cell of the instructor notebook but the log's, run here (plots not shown)."""
-    matplotlib.use("Agg")
-    program = [(cell.id, cell.source) for cell in SOURCE_NB.cells
-               if cell.cell_type == "code" and cell.id != "write-submission-log"]
-    ns, errors = execute_program(program, paths.source_dir(ASSIGNMENT))
-    assert not errors
-    return ns
+    return whole_notebook_namespace(ASSIGNMENT)
 
 
 def test_points_add_up_to_twenty_one_autograded_and_twelve_by_hand():
@@ -52,9 +43,7 @@ def test_points_add_up_to_twenty_one_autograded_and_twelve_by_hand():
 
 
 def test_only_the_training_cells_get_the_long_time_limit():
-    long_cells = [cell.id for cell in SOURCE_NB.cells
-                  if cell.cell_type == "code" and limits.cell_timeout(cell) == limits.LONG_CELL_TIMEOUT_S]
-    assert long_cells == ["demo-train", "demo-challenge"]
+    assert long_running_cells(ASSIGNMENT) == ["demo-train", "demo-challenge"]
 
 
 def test_the_partial_sample_is_told_the_mistakes_it_made():

@@ -19,7 +19,7 @@ from course.grading import limits
 from course.grading.judge import grade_cells as points_of
 from course.probes import load_probes
 from course.samples import sample_notebook
-from helpers import grade_cells, solution_namespace
+from helpers import grade_cells, long_running_cells, solution_namespace
 
 ASSIGNMENT = "transformer_fundamentals"
 SOURCE_NB = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
@@ -42,9 +42,7 @@ def test_twelve_answer_cells_of_code_and_five_written_answers_at_most():
 
 
 def test_only_the_training_cell_gets_the_long_time_limit():
-    long_cells = [cell.id for cell in SOURCE_NB.cells
-                  if cell.cell_type == "code" and limits.cell_timeout(cell) == limits.LONG_CELL_TIMEOUT_S]
-    assert long_cells == ["demo-train"]
+    assert long_running_cells(ASSIGNMENT) == ["demo-train"]
     assert limits.CELL_TIMEOUT_S < limits.LONG_CELL_TIMEOUT_S
 
 

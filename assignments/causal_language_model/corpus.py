@@ -1,0 +1,247 @@
+"""The grader's corpus for A Causal Language Model: the partial sample's bugs, mutants (each with the mistake it must
+be diagnosed as, from MISTAKES in checks.py) and correct alternatives (course.grader_accuracy).
+
+Edits change the instructor solution's answer cells; each (old, new) pair must match the solution exactly.
+"""
+
+from course.samples import Edit
+
+SOFTMAX, ENTROPY, SATURATION, DEPENDENCY = ("answer-masked-softmax", "answer-attention-entropy",
+                                            "answer-saturation-stats", "answer-dependency-matrix")
+MASK, EXAMPLES, BLOCK, GPT, LOSS = ("answer-causal-mask", "answer-make-examples", "answer-decoder-block",
+                                    "answer-tiny-gpt", "answer-lm-loss")
+TRAIN, PROBS, GENERATE = "answer-train-lm", "answer-next-token-probs", "answer-generate"
+
+FILL = "torch.finfo(scores.dtype).min"
+WEIGHTS = "return torch.softmax(filled, dim=-1) * allowed"
+ALLOWED = "allowed = torch.as_tensor(mask, device=scores.device) != 0"
+SOFTMAX_BODY = ("    " + ALLOWED + "\n"
+                "    filled = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)  # finite: no 0/0 anywhere\n"
+                "    " + WEIGHTS + "  # zeroes the rows with no allowed key too\n")
+XLOGY = "return -torch.special.xlogy(weights, weights).sum(dim=-1)"
+JACOBIAN = "jacobian = torch.autograd.functional.jacobian(fn, x.detach().clone())  # (T, d_out, T, d_in)"
+DEPENDENCY_BODY = "    " + JACOBIAN + "\n    return jacobian.pow(2).sum(dim=(1, 3)).sqrt()\n"
+TRIU = "return torch.triu(torch.ones(T, T, dtype=torch.bool, device=device), diagonal=1)"
+ATTEND = "attended, _ = self.attn(h, h, h, attn_mask=attn_mask, need_weights=False)"
+FF_RESIDUAL = "return x + self.drop(self.ff(self.ln2(x)))"
+BLOCK_FORWARD = ("        h = self.ln1(x)\n        " + ATTEND + "\n        x = x + self.drop(attended)\n        "
+                 + FF_RESIDUAL + "\n")
+TIE = "        self.head.weight = self.tok_emb.weight  # tied: one (vocab_size, d_model) matrix\n"
+EMBED = "x = self.tok_emb(idx) + self.pos_emb(torch.arange(T, device=idx.device))"
+LENGTH_CHECK = ("        if T > self.block_size:\n"
+                "            raise ValueError(f\"sequence of length {T} is longer than block_size {self.block_size}\")\n")
+CROSS_ENTROPY = "return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))"
+GENERATOR = "generator = torch.Generator().manual_seed(seed)"
+TOP_K = ("        kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[..., -1:]\n"
+         "        logits = logits.masked_fill(logits < kth, float(\"-inf\"))\n")
+SAMPLE = "next_ids = torch.multinomial(next_token_probs(logits, temperature, top_k), 1, generator=generator)"
+LAST_LOGITS = "logits = model(idx[:, -model.block_size:])[:, -1, :]"
+
+SAMPLE_BUGS = (
+    (Edit("mask_of_assignment_1", MASK, ((TRIU, "return torch.tril(torch.ones(T, T, dtype=torch.bool, device=device))"),),
+          "assignment 1's causal mask (True = may attend) given to nn.MultiheadAttention", "mask-convention-may-attend"),
+     "causal_mask"),
+    (Edit("entropy_in_bits", ENTROPY, ((XLOGY, "return -(torch.special.xlogy(weights, weights) / math.log(2)).sum(dim=-1)"),),
+          "entropy in bits (log base 2)", "entropy-log-base"), "attention_entropy"),
+    (Edit("no_zero_grad", TRAIN, (("        optimizer.zero_grad()\n", ""),),
+          "gradients never zeroed: each step adds to all earlier ones", "no-zero-grad"), "train_lm"),
+)
+
+MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
+    # masked_softmax
+    Edit("fill_minus_1e9", SOFTMAX, ((FILL, "-1e9"), (WEIGHTS, "return torch.softmax(filled, dim=-1)")),
+         "fill -1e9, nothing zeroed: a fully masked row is uniform, and float16 overflows", "fill-value"),
+    Edit("fill_minus_inf", SOFTMAX, ((FILL, 'float("-inf")'), (WEIGHTS, "return torch.softmax(filled, dim=-1)")),
+         "fill -inf without repair: NaN rows", "fill-nan-row"),
+    Edit("nan_repaired", SOFTMAX, ((FILL, 'float("-inf")'),
+                                   (WEIGHTS, "return torch.nan_to_num(torch.softmax(filled, dim=-1))")),
+         "fill -inf, NaN repaired after the softmax: hides a NaN from upstream", "nan-repair-hides"),
+    Edit("mask_reversed", SOFTMAX, ((ALLOWED, ALLOWED.replace("!= 0", "== 0")),), "mask polarity reversed",
+         "mask-polarity"),
+    Edit("mask_added", SOFTMAX, ((SOFTMAX_BODY, "    return torch.softmax(scores + torch.as_tensor(mask, "
+                                                "dtype=scores.dtype), dim=-1)\n"),),
+         "the 0/1 mask added to the scores", "mask-added"),
+    Edit("softmax_over_queries", SOFTMAX, (("dim=-1", "dim=-2"),), "softmax over the queries", "softmax-axis"),
+    Edit("weights_to_float32", SOFTMAX, ((WEIGHTS, "return (torch.softmax(filled, dim=-1) * allowed).float()"),),
+         "weights always float32", "masked-softmax-dtype"),
+    # attention_entropy
+    Edit("entropy_nan_at_zero", ENTROPY, ((XLOGY, "return -(weights * torch.log(weights)).sum(dim=-1)"),),
+         "p log p with log(0) = -inf: NaN", "entropy-nan-at-zero"),
+    # saturation_stats
+    Edit("global_max", SATURATION, (("p.max(dim=-1).values.mean().item()", "weights.max().item()"),),
+         "the largest weight of the whole tensor", "max-global"),
+    Edit("spectral_norm", SATURATION, (("torch.linalg.matrix_norm(jacobians)",
+                                        "torch.linalg.matrix_norm(jacobians, ord=2)"),),
+         "spectral norm of the Jacobian", "jacobian-norm"),
+    # dependency_matrix
+    Edit("dependency_transposed", DEPENDENCY, ((".sqrt()", ".sqrt().T"),), "D transposed", "dependency-transposed"),
+    Edit("gradient_of_sum", DEPENDENCY, ((DEPENDENCY_BODY, "    x = x.detach().clone().requires_grad_()\n"
+                                                           "    fn(x).sum().backward()\n"
+                                                           "    return x.grad.norm(dim=1).expand(len(x), len(x))\n"),),
+         "the gradient of fn(x).sum(): one norm per input", "dependency-sum-gradient"),
+    Edit("input_requires_grad", DEPENDENCY, (("fn, x.detach().clone())", "fn, x.requires_grad_())"),),
+         "x itself set to require gradients", "modifies-input"),
+    # causal_mask
+    Edit("diagonal_blocked", MASK, (("diagonal=1", "diagonal=0"),), "each query blocked from itself",
+         "mask-diagonal-blocked"),
+    Edit("float_zero_one_mask", MASK, ((TRIU, "return torch.tril(torch.ones(T, T, device=device))"),),
+         "assignment 1's 0/1 float mask: added to the scores, it blocks nothing", "mask-float-zero-one"),
+    # make_examples
+    Edit("targets_not_shifted", EXAMPLES, (("data[indices + 1]", "data[indices]"),), "y = x", "targets-not-shifted"),
+    Edit("targets_shifted_by_2", EXAMPLES, (("data[indices + 1]", "data[indices + 2]"),), "y two ids after x",
+         "targets-shifted-by-2"),
+    Edit("float_ids", EXAMPLES, (("return data[indices], data[indices + 1]",
+                                  "return data[indices].float(), data[indices + 1].float()"),), "ids as floats",
+         "examples-dtype"),
+    # DecoderBlock
+    Edit("post_norm", BLOCK, ((BLOCK_FORWARD, "        attended, _ = self.attn(x, x, x, attn_mask=attn_mask, "
+                                              "need_weights=False)\n"
+                                              "        x = self.ln1(x + self.drop(attended))\n"
+                                              "        return self.ln2(x + self.drop(self.ff(x)))\n"),),
+         "post-norm", "block-post-norm"),
+    Edit("block_mask_dropped", BLOCK, (("attn_mask=attn_mask, ", ""),), "attn_mask not passed on",
+         "block-mask-not-passed"),
+    Edit("batch_first_missing", BLOCK, ((", batch_first=True", ""),), "nn.MultiheadAttention without batch_first",
+         "block-batch-first"),
+    Edit("dropout_on_the_stream", BLOCK, ((FF_RESIDUAL, "return self.drop(x + self.ff(self.ln2(x)))"),),
+         "dropout on the residual stream itself", "block-dropout"),
+    Edit("dropout_always_on", BLOCK, (("x = x + self.drop(attended)", "x = x + F.dropout(attended, 0.1, training=True)"),),
+         "functional dropout that stays on in eval mode", "block-dropout"),
+    # TinyGPT
+    Edit("blocks_without_mask", GPT, (("x = block(x, mask)", "x = block(x, None)"),), "no mask given to the blocks",
+         "gpt-mask"),
+    Edit("head_not_tied", GPT, ((TIE, ""),), "a head of its own", "gpt-head-not-tied"),
+    Edit("tied_head_with_bias", GPT, (("vocab_size, bias=False)", "vocab_size)"),), "a tied head that keeps a bias",
+         "gpt-head-bias"),
+    Edit("embeddings_scaled", GPT, (("self.tok_emb(idx) +", "self.tok_emb(idx) * math.sqrt(self.tok_emb.embedding_dim) +"),),
+         "token embeddings times sqrt(d_model)", "gpt-embedding-scale"),
+    Edit("no_final_norm", GPT, (("self.head(self.ln_f(x))", "self.head(x)"),), "no final LayerNorm",
+         "gpt-no-final-norm"),
+    Edit("blocks_in_a_list", GPT, (("nn.ModuleList([", "list(["),), "blocks in a Python list: unregistered",
+         "gpt-blocks"),
+    Edit("no_length_check", GPT, ((LENGTH_CHECK, ""),), "no ValueError beyond block_size", "gpt-too-long"),
+    # lm_loss
+    Edit("loss_summed", LOSS, (("targets.reshape(-1))", 'targets.reshape(-1), reduction="sum")'),),
+         "sum instead of mean", "loss-sum"),
+    Edit("softmax_before_loss", LOSS, (("F.cross_entropy(logits.reshape", "F.cross_entropy(torch.softmax(logits, dim=-1).reshape"),),
+         "softmax before cross-entropy", "loss-softmax-first"),
+    Edit("loss_as_float", LOSS, ((CROSS_ENTROPY, CROSS_ENTROPY + ".item()"),), "the loss as a Python float",
+         "loss-no-gradient"),
+    # train_lm
+    Edit("adam", TRAIN, (("torch.optim.AdamW(", "torch.optim.Adam("),), "Adam instead of AdamW", "adam-not-adamw"),
+    Edit("no_train_mode", TRAIN, (("        model.train()\n", ""),), "never back to training mode", "no-train-mode"),
+    Edit("validated_on_train", TRAIN, (("estimate_loss(model, val_data)", "estimate_loss(model, train_data)"),),
+         "validation loss measured on the training text", "validates-on-train"),
+    Edit("seed_ignored", TRAIN, ((GENERATOR, "generator = torch.Generator().manual_seed(0)"),), "seed ignored",
+         "seed-ignored"),
+    Edit("history_outside", TRAIN, (("def train_lm(", 'HISTORY = {"step": [], "train_loss": [], "val_loss": []}\n\n\ndef train_lm('),
+                                    ('    history = {"step": [], "train_loss": [], "val_loss": []}\n', "    history = HISTORY\n")),
+         "one history dict made once, every run appends to it", "state-between-calls"),
+    # next_token_probs
+    Edit("temperature_multiplied", PROBS, (("logits / temperature", "logits * temperature"),),
+         "logits times the temperature", "temperature-multiplied"),
+    Edit("top_k_after_softmax", PROBS, (("    logits = logits / temperature\n" + "    if top_k is not None:\n" + TOP_K
+                                         + "    return torch.softmax(logits, dim=-1)\n",
+                                         "    probs = torch.softmax(logits / temperature, dim=-1)\n"
+                                         "    if top_k is not None:\n"
+                                         "        kth = torch.topk(probs, min(top_k, probs.shape[-1]), dim=-1).values[..., -1:]\n"
+                                         "        probs = probs.masked_fill(probs < kth, 0.0)\n"
+                                         "    return probs\n"),),
+         "top-k applied after the softmax, not renormalised", "top-k-not-renormalised"),
+    Edit("top_k_beyond_vocabulary", PROBS, (("min(top_k, logits.shape[-1])", "top_k"),), "torch.topk with k > V",
+         "top-k-too-large"),
+    # generate
+    Edit("no_cropping", GENERATE, ((LAST_LOGITS, "logits = model(idx)[:, -1, :]"),), "the context never cropped",
+         "generate-no-crop"),
+    Edit("first_position", GENERATE, (("[:, -1, :]", "[:, 0, :]"),), "the logits of position 0",
+         "generate-position-0"),
+    Edit("argmax_when_sampling", GENERATE, ((SAMPLE, "next_ids = next_token_probs(logits, temperature, top_k).argmax(dim=-1, keepdim=True)"),),
+         "argmax even when sampling", "sampling-argmax"),
+    Edit("new_tokens_only", GENERATE, (("    return idx\n", "    return idx[:, -max_new_tokens:]\n"),),
+         "only the new ids returned", "generate-new-only"),
+    Edit("gradients_on", GENERATE, (("with torch.no_grad():", "if True:"),), "generation with gradients on",
+         "generate-grad"),
+    # held out: written after the catalogue and the mutants above were settled, as tests of the diagnoses
+    Edit("boolean_indexing", SOFTMAX, (("    filled = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)",
+                                        "    filled = scores.clone()\n    filled[~allowed] = torch.finfo(scores.dtype).min"),),
+         "blocked scores set by boolean indexing: the mask must have the scores' shape", "mask-broadcast"),
+    Edit("entropy_over_queries", ENTROPY, (("sum(dim=-1)", "sum(dim=-2)"),), "entropy summed over the queries",
+         "entropy-formula"),
+    Edit("jacobian_norm_squared", SATURATION, (("torch.linalg.matrix_norm(jacobians).mean()",
+                                                "torch.linalg.matrix_norm(jacobians).pow(2).mean()"),),
+         "the squared Frobenius norm", "jacobian-norm"),
+    Edit("dependency_without_sqrt", DEPENDENCY, ((".sum(dim=(1, 3)).sqrt()", ".sum(dim=(1, 3))"),),
+         "squared norms", "dependency-values"),
+    Edit("mask_on_default_device", MASK, ((", device=device)", ")"),), "the device argument ignored", "mask-device"),
+    Edit("relu_feed_forward", BLOCK, (("nn.GELU()", "nn.ReLU()"),), "ReLU instead of GELU", "block-formula"),
+    Edit("attention_with_own_dropout", BLOCK, (("num_heads, batch_first=True)", "num_heads, dropout=dropout, batch_first=True)"),),
+         "dropout inside nn.MultiheadAttention too", "block-dropout"),
+    Edit("one_block_repeated", GPT, (("nn.ModuleList([DecoderBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)])",
+                                      "nn.ModuleList([DecoderBlock(d_model, num_heads, d_ff, dropout)] * num_layers)"),),
+         "the same block num_layers times", "gpt-blocks"),
+    Edit("no_positions", GPT, ((EMBED, "x = self.tok_emb(idx)"),), "no position embeddings", "gpt-embeddings"),
+    Edit("loss_without_flattening", LOSS, ((CROSS_ENTROPY, "return F.cross_entropy(logits, targets)"),),
+         "(B, T, V) logits given as they are", "loss-values"),
+    Edit("not_evaluated_after_the_last_step", TRAIN, ((" or step == steps", ""),), "no evaluation after the last step",
+         "history-steps"),
+    Edit("top_k_plus_one", PROBS, (("min(top_k, logits.shape[-1])", "min(top_k + 1, logits.shape[-1])"),),
+         "one logit too many kept", "top-k-values"),
+    Edit("sampling_without_generator", GENERATE, ((", generator=generator)", ")"),), "the global random generator",
+         "sampling-generator"),
+    Edit("temperature_ignored", GENERATE, (("next_token_probs(logits, temperature, top_k)", "next_token_probs(logits, 1.0, top_k)"),),
+         "sampling at temperature 1 whatever is asked", "sampling-distribution"),
+)
+
+ALTERNATIVES = (
+    Edit("masked_softmax_with_where", SOFTMAX, ((WEIGHTS, "return torch.where(allowed, torch.softmax(filled, dim=-1), 0.0)"),),
+         "torch.where instead of multiplying by the mask"),
+    Edit("masked_softmax_safe_inf", SOFTMAX, ((SOFTMAX_BODY, "    allowed = torch.as_tensor(mask).bool().to(scores.device)\n"
+                                                              "    any_allowed = allowed.any(dim=-1, keepdim=True)\n"
+                                                              "    filled = scores.masked_fill(~allowed, float('-inf')).masked_fill(~any_allowed, 0.0)\n"
+                                                              "    return torch.softmax(filled, dim=-1) * allowed\n"),),
+         "-inf fill, rows with nothing allowed set to 0 before the softmax"),
+    Edit("entropy_with_clamp", ENTROPY, ((XLOGY, "return -(weights * torch.log(weights.clamp_min(1e-30))).sum(dim=-1)"),),
+         "log of the weights clamped away from 0"),
+    Edit("saturation_closed_form", SATURATION, (("torch.linalg.matrix_norm(jacobians).mean().item()",
+                                                 "(p.pow(2).sum(-1) - 2 * p.pow(3).sum(-1) + p.pow(2).sum(-1) ** 2)"
+                                                 ".sqrt().mean().item()"),),
+         "the Frobenius norm's closed form"),
+    Edit("dependency_with_jacrev", DEPENDENCY, ((DEPENDENCY_BODY, "    jacobian = torch.func.jacrev(fn)(x.detach())\n"
+                                                                  "    return torch.linalg.vector_norm(jacobian, dim=(1, 3))\n"),),
+         "torch.func.jacrev and a vector norm over the feature dimensions"),
+    Edit("float_causal_mask", MASK, ((TRIU, "return nn.Transformer.generate_square_subsequent_mask(T, device=device)"),),
+         "PyTorch's float mask, 0 and -inf"),
+    Edit("mask_by_comparison", MASK, ((TRIU, "positions = torch.arange(T, device=device)\n"
+                                             "    return positions[None, :] > positions[:, None]"),),
+         "key position greater than query position"),
+    Edit("examples_by_stacking", EXAMPLES, (("    indices = torch.as_tensor(starts)[:, None] + torch.arange(block_size)  # (B, T)\n"
+                                             "    return data[indices], data[indices + 1]\n",
+                                             "    x = torch.stack([data[s : s + block_size] for s in starts])\n"
+                                             "    y = torch.stack([data[s + 1 : s + block_size + 1] for s in starts])\n"
+                                             "    return x, y\n"),),
+         "one window at a time"),
+    Edit("block_keeps_weights", BLOCK, ((ATTEND, "attended = self.attn(h, h, h, attn_mask=attn_mask)[0]"),),
+         "need_weights left at its default"),
+    Edit("block_layers_in_another_order", BLOCK, (("        self.ln1 = nn.LayerNorm(d_model)\n", ""),
+                                                  ("        self.drop = nn.Dropout(dropout)\n",
+                                                   "        self.drop = nn.Dropout(dropout)\n        self.ln1 = nn.LayerNorm(d_model)\n")),
+         "ln1 created last"),
+    Edit("tied_the_other_way", GPT, ((TIE, "        self.tok_emb.weight = self.head.weight\n"),),
+         "the embedding tied to the head"),
+    Edit("positions_as_buffer", GPT, ((EMBED, "x = self.tok_emb(idx) + self.pos_emb.weight[:T]"),),
+         "the first T rows of the position table"),
+    Edit("loss_with_classes_in_dim_1", LOSS, ((CROSS_ENTROPY, "return F.cross_entropy(logits.transpose(1, 2), targets)"),),
+         "(B, V, T) logits"),
+    Edit("zero_grad_first", TRAIN, (("        loss = lm_loss(model(x.to(device)), y.to(device))\n        optimizer.zero_grad()\n",
+                                     "        optimizer.zero_grad()\n        loss = lm_loss(model(x.to(device)), y.to(device))\n"),),
+         "gradients zeroed before the forward pass"),
+    Edit("probs_by_sorting", PROBS, ((TOP_K, "        k = min(top_k, logits.shape[-1])\n"
+                                             "        kth = logits.sort(dim=-1, descending=True).values[..., k - 1 : k]\n"
+                                             "        logits = torch.where(logits < kth, float(\"-inf\"), logits)\n"),),
+         "the k-th largest by sorting"),
+    Edit("generate_in_inference_mode", GENERATE, (("with torch.no_grad():", "with torch.inference_mode():"),),
+         "torch.inference_mode"),
+    Edit("generate_collects_ids", GENERATE, (("            idx = torch.cat([idx, next_ids], dim=1)\n    return idx\n",
+                                              "            idx = torch.cat([idx, next_ids.view(-1, 1)], dim=1)\n    return idx.clone()\n"),),
+         "ids reshaped and the result copied"),
+)

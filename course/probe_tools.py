@@ -1,0 +1,144 @@
+"""What every assignment's hidden probes (assignments/<assignment>/probes.py) are made of.
+
+A probe builds one of the student's pieces from the notebook's namespace, runs it on the grader's own inputs at
+fixed seeds and returns plain data: a dict of numpy arrays. These helpers register probes and stand-ins, make
+seeded inputs, set parameters by name, and turn results (and errors) into arrays. They run in the grading sandbox,
+beside the student's code, and in the instructor's processes for the reference data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import zlib
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+Namespace = dict
+Probe = Callable[[Namespace], dict[str, np.ndarray]]
+
+
+def registry() -> tuple[dict[str, Probe], Callable[[str], Callable[[Probe], Probe]]]:
+    """A probe module's PROBES (check id -> probe; course.probes.run_probes runs them all) and its decorator
+    `probe(check_id)`, which registers a probe under the id of the check that judges its data."""
+    probes: dict[str, Probe] = {}
+
+    def probe(check_id: str) -> Callable[[Probe], Probe]:
+        def register(fn: Probe) -> Probe:
+            probes[check_id] = fn
+            return fn
+
+        return register
+
+    return probes, probe
+
+
+def stand_in_registry() -> tuple[dict[str, str], Callable]:
+    """A probe module's STAND_INS (stand-in class name -> how a message names it: course.probes never shows the
+    class name) and its class decorator `stand_in(piece)`, which registers a stand-in for `piece`."""
+    stand_ins: dict[str, str] = {}
+
+    def stand_in(piece: str):
+        def register(cls):
+            stand_ins[cls.__name__] = f"the grader's own {piece}"
+            return cls
+
+        return register
+
+    return stand_ins, stand_in
+
+
+def generator(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(seed: int, *shape: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=generator(seed))
+
+
+def to_array(value) -> np.ndarray:
+    """A tensor as a float64 array (detached, on the CPU), anything else as np.asarray makes it."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().double().numpy()
+    return np.asarray(value)
+
+
+def require(ns: Namespace, name: str):
+    """A name the notebook must define, or a NameError that says what to do."""
+    if name not in ns:
+        raise NameError(f"`{name}` is not defined: run its cell (and keep its name as given).")
+    return ns[name]
+
+
+def error_output(error: BaseException) -> np.ndarray:
+    """An error a probe caught, as an output: the other outputs still tell what went wrong."""
+    return np.array(f"{type(error).__name__}: {error}")
+
+
+def caught(compute: Callable[[], object]) -> np.ndarray:
+    """compute() as an array, or the error it raised."""
+    try:
+        return to_array(compute())
+    except Exception as error:
+        return error_output(error)
+
+
+def fill_parameters(module: nn.Module, seed: int) -> np.ndarray:
+    """Overwrite every parameter with values fixed by its name and `seed`.
+
+    Weights (2-D and up) get N(0, 1/fan_in); vectors get U(0.5, 1.5). The result does not depend on how or in which
+    order the layers were created, only on their names. Returns the sorted names with their shapes, e.g.
+    'W_q.weight (12, 12)'.
+    """
+    described = []
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            g = generator(seed + zlib.crc32(name.encode()))
+            if p.dim() >= 2:
+                values = torch.randn(p.shape, generator=g) / math.sqrt(p.shape[-1])
+            else:
+                values = 0.5 + torch.rand(p.shape, generator=g)
+            p.copy_(values.to(p.device, p.dtype))
+            described.append(f"{name} {tuple(p.shape)}")
+    return np.array(sorted(described))
+
+
+@contextlib.contextmanager
+def replaced(ns: Namespace, **stand_ins) -> Iterator[None]:
+    """Temporarily bind names in the notebook namespace to the grader's own versions."""
+    missing = object()
+    saved = {name: ns.get(name, missing) for name in stand_ins}
+    ns.update(stand_ins)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                ns.pop(name, None)
+            else:
+                ns[name] = value
+
+
+class StandInDropout(nn.Module):
+    """A dropout that drops the same entries every time in training mode, a fixed 0 / 1 / 2 pattern over the last
+    two axes, and does nothing in eval mode. Put in place of a module's nn.Dropout, it shows where dropout acts,
+    whatever random numbers the code draws (one call per head or one for all heads give the same result).
+    Register it in the probe module's STAND_INS (stand_in("dropout")) so that messages never name it."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training:
+            return x
+        rows, cols = x.shape[-2:]
+        pattern = (torch.arange(rows)[:, None] + 2 * torch.arange(cols)[None, :]) % 3  # 0 = dropped, 1, 2
+        return x * pattern.to(x.device, x.dtype)
+
+
+def with_stand_in_dropout(module: nn.Module) -> nn.Module:
+    """`module` with each of its own nn.Dropout children replaced by a StandInDropout, in training mode."""
+    for name, child in list(module.named_children()):
+        if isinstance(child, nn.Dropout):
+            setattr(module, name, StandInDropout())
+    return module.train()
