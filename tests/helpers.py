@@ -15,6 +15,7 @@ import pytest
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths
 from course.checks import reference_for
+from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.probes import execute_program, graded_program
 from course.reference import solution_outputs
@@ -85,8 +86,6 @@ def solution_namespace(assignment: str) -> dict:
 
 def long_running_cells(assignment: str) -> list[str]:
     """The ids of the instructor notebook's code cells that get the long time limit (training), in order."""
-    from course.grading import limits
-
     source = nbformat.read(paths.source_notebook(assignment), as_version=4)
     return [cell.id for cell in source.cells
             if cell.cell_type == "code" and limits.cell_timeout(cell) == limits.LONG_CELL_TIMEOUT_S]

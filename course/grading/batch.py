@@ -242,7 +242,8 @@ def main() -> None:
     sandbox.remove_stale_cgroups()
     gradebook.backup("autograde")
     assignments = paths.select_assignments(args.assignments)
-    selected = {assignment: selected_students(assignment, args.student) for assignment in assignments}
+    names = {assignment: students(assignment) for assignment in assignments}  # listed once, merged at the end
+    selected = {assignment: selected_students(names[assignment], args.student) for assignment in assignments}
     to_grade = [(assignment, student) for assignment in assignments
                 for student in needing_grades(assignment, selected[assignment], args.regrade)]
     try:
@@ -257,13 +258,13 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
     for assignment in assignments:
-        records, _ = merge(assignment, list(students(assignment)))
+        records, _ = merge(assignment, list(names[assignment]))
         print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/grades.csv and report.md")
 
 
-def selected_students(assignment: str, only: list[str] | None) -> dict[str, str]:
-    """The submissions of one assignment to look at (all, or `only` these students): student id -> folder name."""
-    return {student: folder_name for student, folder_name in students(assignment).items() if not only or student in only}
+def selected_students(names: dict[str, str], only: list[str] | None) -> dict[str, str]:
+    """Of one assignment's submissions (`students`), those to look at: all, or `only` these students."""
+    return {student: folder_name for student, folder_name in names.items() if not only or student in only}
 
 
 def needing_grades(assignment: str, selected: dict[str, str], regrade: bool) -> list[str]:
