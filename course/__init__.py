@@ -4,5 +4,6 @@ import sys
 
 # nbformat validates notebooks with jsonschema, which imports rfc3987_syntax when it is installed (jupyter-events
 # wants it) only to check "iri" string formats that no notebook schema uses; building that package's grammar costs
-# about 0.8 s in every process that reads a notebook, three per graded submission. Our processes do without it.
+# about 0.8 s in every process that reads a notebook, five per graded submission. Our processes do without it
+# (nbgrader's too: course.grading.nbgrader_cli).
 sys.modules.setdefault("rfc3987_syntax", None)

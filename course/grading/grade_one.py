@@ -113,8 +113,8 @@ def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None) -> tu
 
 
 def nbgrader_command(*args: str) -> list[str]:
-    """The venv's nbgrader with `args`."""
-    return [str(Path(sys.executable).with_name("nbgrader")), *args, "--log-level=WARN"]
+    """The venv's nbgrader with `args` (started through course.grading.nbgrader_cli)."""
+    return [sys.executable, "-m", "course.grading.nbgrader_cli", *args, "--log-level=WARN"]
 
 
 def validate(folder: Path, assignment: str) -> str | None:
