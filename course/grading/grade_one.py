@@ -269,8 +269,6 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
         record.flags.append("not-sandboxed")
     notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
     cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
-    known_steps = {*cells, *(prefix + name for prefix in probe.STEP_PREFIXES
-                             for name in (*checks_for(record.assignment), *load_visible_probes(record.assignment).PROBES))}
     skip: list[str] = []
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
@@ -286,7 +284,7 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
                   "stopped the process that ran it (for example os._exit or a crash)")
         set_status(record, "timeout" if outcome.timed_out else "crashed")
         culprit = probe.culprit(jail)
-        if culprit not in known_steps or culprit in skip:
+        if culprit not in known_steps(record.assignment, cells) or culprit in skip:
             record.messages.append(f"Your code, run on the grader's inputs, {reason}; no check could judge it.")
             return False
         skip.append(culprit)
@@ -312,6 +310,16 @@ def probe_step(record: Record, folder: Path, jail: Path) -> bool:
             record.messages.append(f"Your cell {cell_id} raised {untrusted.quoted(error)}; the checks that need it "
                                    "cannot pass.")
     return True
+
+
+def known_steps(assignment: str, cells: list[str]) -> set[str]:
+    """The steps a probe run of `cells` can name as the one it died in: each cell, and each run of each probe.
+
+    Asked only when a run died: the names of the visible probes come from loading their module, which
+    imports what it needs (torch, for a real assignment), a second or two the grader spares every other run.
+    """
+    return {*cells, *(prefix + name for prefix in probe.STEP_PREFIXES
+                      for name in (*checks_for(assignment), *load_visible_probes(assignment).PROBES))}
 
 
 def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> None:
