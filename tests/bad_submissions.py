@@ -291,7 +291,7 @@ CASES = (
     Case("slow_under_load", "a correct submission that is slow only while the machine is busy",
          "the solution whose cube cell loops while other submissions are graded beside it (simulated: the grader "
          "then caps each kernel's threads with OMP_NUM_THREADS); alone it runs at once",
-         solution_with("import os\nwhile os.environ.get('OMP_NUM_THREADS'):\n    pass\n"), "ok", FULL,
+         solution_with("import os, time\nwhile os.environ.get('OMP_NUM_THREADS'):\n    time.sleep(0.1)\n"), "ok", FULL,
          flags=("regraded-alone",)),
     Case("long_sleep", "long sleep", "the solution with `time.sleep(10**6)` atop the cube cell",
          solution_with("import time\ntime.sleep(10**6)\n"), "timeout", FULL - 2, told=(TOO_SLOW,)),
