@@ -29,8 +29,8 @@ MISTAKES = {
                                  "second; zeros when token_type_ids is None).",
     "embeddings-positions": "Positions start at 0: position_embeddings(torch.arange(T)), not 1..T.",
     "embeddings-no-layer-norm": "Normalise the sum with the model's LayerNorm, model.embeddings.LayerNorm.",
-    "embeddings-eps": "Use the model's own LayerNorm module (or its eps, model.embeddings.LayerNorm.eps): "
-                      "F.layer_norm's default eps of 1e-5 is not the model's.",
+    "embeddings-eps": "Use the model's own LayerNorm module (or its eps, model.embeddings.LayerNorm.eps): neither "
+                      "F.layer_norm's default eps of 1e-5 nor MiniLM's 1e-12 typed in is the eps of every model.",
     "embeddings-fresh-layer-norm": "A new LayerNorm has none of the learned scale and shift: call the model's own "
                                    "model.embeddings.LayerNorm.",
     "embeddings-module-called": "Build the sum from the parts (word_embeddings, position_embeddings, "
@@ -46,6 +46,8 @@ MISTAKES = {
     "maps-gradients": "Run the model under torch.no_grad(): the maps must not carry gradients.",
     "tokens-split": "The tokens are the tokenizer's, not text.split(): "
                     "tokenizer.convert_ids_to_tokens(encoded['input_ids'][0]).",
+    "maps-state": "A second model got the first model's maps: keep nothing between calls (no cache by text); run "
+                  "the model you are given every time.",
     "tokens-no-specials": "Keep [CLS] and [SEP]: the maps have a row and a column for each of them.",
     # attention_entropy
     "entropy-formula": "H = -sum_j p_j ln p_j over the last dimension (the keys): (..., T_q, T_k) -> (..., T_q).",
@@ -63,8 +65,8 @@ MISTAKES = {
                                "diagonal (that is the query itself).",
     "pattern-cls-row": "Attention TO [CLS] is column 0 of every row, attn[..., :, 0]; attn[..., 0, :] is what [CLS] "
                        "itself attends to (and always sums to 1).",
-    "pattern-previous-count": "Average the previous-token weights over the T-1 queries that have a previous token "
-                              "(the diagonal at offset -1 has T-1 entries), not over all T.",
+    "pattern-previous-count": "Average the previous- and next-token weights over the T-1 queries that have one (the "
+                              "diagonals at offsets -1 and +1 have T-1 entries), not over all T.",
     # top_heads
     "top-heads-values": "Flatten the (L, H) scores, torch.topk(flat, k), and turn each flat index i into "
                         "(i // H, i % H), highest score first.",
@@ -74,10 +76,13 @@ MISTAKES = {
     # capture_qkv
     "capture-values": "Hook query, key and value of model.encoder.layer[layer].attention.self and that module itself "
                       "(element 0 of its output is the context), run model(**encoded) once in eval mode under "
-                      "torch.no_grad(), and return the four tensors.",
+                      "torch.no_grad() with every field of encoded (token_type_ids too), and return the four "
+                      "tensors.",
     "capture-layer": "Layers count from 0: capture model.encoder.layer[layer], not the one before or after.",
     "capture-context-after-output": "The context is the output of attention.self, before the output projection and "
                                     "its LayerNorm: hook model.encoder.layer[layer].attention.self, not .attention.",
+    "capture-token-types": "Run the model on every field of encoded, model(**encoded): without token_type_ids the "
+                           "second sentence of a pair is read as the first.",
     "capture-no-eval": "Call model.eval() before running it: in training mode dropout changes the hidden states.",
     "hooks-left": "Remove every hook you register (handle.remove()), in a finally block so that it happens even "
                   "when the model raises.",
@@ -93,7 +98,10 @@ MISTAKES = {
     "recompute-mask-polarity": "attention_mask is 1 for real tokens and 0 for padding: block the keys where it is 0.",
     "recompute-mask-queries": "Mask the padding KEYS only (the last dimension of the scores): padding queries are "
                               "computed like the others.",
-    "recompute-mask-missing": "Apply attention_mask when it is given: padding keys must get weight 0.",
+    "recompute-mask-missing": "Apply attention_mask to the SCORES before the softmax (padding keys get the dtype's "
+                              "minimum), so that padding keys get weight 0 and each row still sums to 1.",
+    "recompute-bool-mask": "attention_mask may be bools (True = real token) as well as 0/1: compare it, "
+                           "attention_mask == 0, instead of doing arithmetic with it.",
     # attention_rollout
     "rollout-values": "Average the heads of each layer; with residual, 0.5 A + 0.5 I and each row divided by its sum; "
                       "then multiply with the last layer on the left: R = A_{L-1} @ ... @ A_1 @ A_0.",
@@ -129,11 +137,13 @@ CHECKS = (
         Expect("without_types", "embeddings-values"),
         Expect("embeddings_module_called", "embeddings-module-called"),
     ), clues=(Clue("like_no_token_types"), Clue("like_positions_from_1"), Clue("like_no_layer_norm"),
-              Clue("like_default_eps"), Clue("like_fresh_layer_norm"), Clue("like_notebook_model")), diagnoses=(
+              Clue("like_default_eps"), Clue("like_minilm_eps"), Clue("like_fresh_layer_norm"),
+              Clue("like_notebook_model")), diagnoses=(
         Diagnosis("embeddings-no-token-types", wrong=("with_types", "like_no_token_types")),
         Diagnosis("embeddings-positions", wrong=("with_types", "like_positions_from_1")),
         Diagnosis("embeddings-no-layer-norm", wrong=("with_types", "like_no_layer_norm")),
         Diagnosis("embeddings-eps", wrong=("with_types", "like_default_eps")),
+        Diagnosis("embeddings-eps", wrong=("with_types", "like_minilm_eps")),
         Diagnosis("embeddings-fresh-layer-norm", wrong=("with_types", "like_fresh_layer_norm")),
         Diagnosis("notebook-model", wrong=("with_types", "like_notebook_model")),
     )),
@@ -150,7 +160,7 @@ CHECKS = (
         Diagnosis("tokens-split", wrong=("tokens", "tokens_like_split")),
         Diagnosis("tokens-no-specials", wrong=("tokens", "tokens_without_specials")),
         Diagnosis("notebook-model", wrong=("attn", "like_notebook_model")),
-        Diagnosis("state-between-calls", wrong=("second_model",), right=("attn",)),
+        Diagnosis("maps-state", wrong=("second_model",), right=("attn",)),
     )),
     Check("attention_entropy", "attention_entropy", (
         Expect("entropy", "entropy-formula"),
@@ -164,11 +174,12 @@ CHECKS = (
         *(Expect(key, "pattern-values") for key in ("previous", "self", "next", "cls", "sep", "future")),
         Expect("one_map", "pattern-values"),
     ), clues=(Clue("previous_like_next"), Clue("future_with_diagonal"), Clue("cls_like_row_0"),
-              Clue("previous_over_all_queries")), diagnoses=(
+              Clue("previous_over_all_queries"), Clue("next_over_all_queries")), diagnoses=(
         Diagnosis("pattern-previous-next-swapped", wrong=("previous", "previous_like_next")),
         Diagnosis("pattern-future-diagonal", wrong=("future", "future_with_diagonal")),
         Diagnosis("pattern-cls-row", wrong=("cls", "cls_like_row_0")),
         Diagnosis("pattern-previous-count", wrong=("previous", "previous_over_all_queries")),
+        Diagnosis("pattern-previous-count", wrong=("next", "next_over_all_queries")),
     )),
     Check("top_heads", "top_heads", (
         Expect("top_5", "top-heads-values"),
@@ -183,7 +194,8 @@ CHECKS = (
         *(Expect(name, "capture-values") for name in ("query", "key", "value", "context")),
         Expect("layer_2_context", "capture-values"),
     ), clues=(Clue("like_training_mode"), Clue("like_other_layer"), Clue("context_like_block_output"),
-              Clue("like_notebook_model")), diagnoses=(
+              Clue("like_notebook_model"), Clue("like_without_token_types")), diagnoses=(
+        Diagnosis("capture-token-types", wrong=("query", "like_without_token_types")),
         Diagnosis("capture-no-eval", wrong=("key", "like_training_mode")),
         Diagnosis("capture-layer", wrong=("query", "like_other_layer")),
         Diagnosis("capture-context-after-output", wrong=("context", "context_like_block_output"), right=("query",)),
@@ -208,6 +220,7 @@ CHECKS = (
         Diagnosis("recompute-mask-polarity", wrong=("weights", "like_mask_reversed")),
         Diagnosis("recompute-mask-queries", wrong=("weights", "like_queries_masked")),
         Diagnosis("recompute-mask-missing", wrong=("weights",), right=("no_mask",)),
+        Diagnosis("recompute-bool-mask", wrong=("bool_mask",), right=("weights",)),
     )),
     Check("attention_rollout", "attention_rollout", (
         Expect("residual", "rollout-values"),

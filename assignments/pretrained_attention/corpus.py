@@ -88,7 +88,7 @@ MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
                                        ("    model.eval()\n", "    if text in _CACHE:\n        return _CACHE[text]\n    model.eval()\n"),
                                        (TOKENS, "_CACHE[text] = attn, tokenizer.convert_ids_to_tokens(encoded[\"input_ids\"][0].tolist())\n"
                                                 "    return _CACHE[text]")),
-         "results cached by text: a second model gets the first one's maps", "state-between-calls"),
+         "results cached by text: a second model gets the first one's maps", "maps-state"),
     # attention_entropy
     Edit("entropy_in_bits", ENTROPY, ((XLOGY, "return -(torch.special.xlogy(attn, attn) / math.log(2)).sum(dim=-1)"),),
          "log base 2", "entropy-log-base"),
@@ -180,6 +180,19 @@ MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
          "the product started from the identity, each layer on the right", "rollout-order"),
     Edit("queries_summed", WORDS, ((WORDS_RETURN, "return pieces @ (attn @ pieces.T)"),), "a word's query pieces summed",
          "words-queries-summed"),
+    # found by the review of this stop, written together with their diagnoses (not held out)
+    Edit("additive_int_mask", RECOMPUTE, (("        scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)\n",
+                                           "        scores = scores + (1.0 - attention_mask[:, None, None, :]) * torch.finfo(scores.dtype).min\n"),),
+         "the mask added as 1 - mask: breaks on bools", "recompute-bool-mask"),
+    Edit("minilm_eps_typed", EMBEDDINGS, (("return parts.LayerNorm(summed)",
+                                           "return F.layer_norm(summed, summed.shape[-1:], parts.LayerNorm.weight, "
+                                           "parts.LayerNorm.bias, eps=1e-12)"),),
+         "MiniLM's eps typed in", "embeddings-eps"),
+    Edit("capture_without_token_types", CAPTURE, (("            model(**encoded)\n",
+                                                   "            model(input_ids=encoded[\"input_ids\"], attention_mask=encoded[\"attention_mask\"])\n"),),
+         "token_type_ids left out", "capture-token-types"),
+    Edit("next_over_all_queries", PATTERNS, (('"next": diagonal(1),', '"next": torch.diagonal(attn, offset=1, dim1=-2, dim2=-1).sum(dim=-1) / attn.shape[-1],'),),
+         "the next-token weights averaged over all T queries", "pattern-previous-count"),
 )
 
 ALTERNATIVES = (

@@ -7,7 +7,7 @@
 #
 # In the first three assignments you built attention yourself and trained it
 # from random weights. Here you open up a transformer that someone else
-# trained on a billion sentence pairs: **all-MiniLM-L6-v2**, a six-layer,
+# fine-tuned on about a billion sentence pairs: **all-MiniLM-L6-v2**, a six-layer,
 # twelve-head BERT-style encoder with 22.7 million parameters. It ships inside
 # a Python package, so everything runs offline on a laptop CPU.
 #
@@ -21,7 +21,7 @@
 # | 2 | `get_attention_maps`, `attention_entropy`, `head_pattern_scores`, `top_heads` | 10 |
 # | 3 | `capture_qkv`, `recompute_attention` | 8 |
 # | 4 | `attention_rollout`, `word_level_attention` | 5 |
-# | 5 | three written answers (graded by hand) | 9 |
+# | | questions 1 to 3, in Parts 2 and 4 (graded by hand) | 9 |
 # | | **total** | **37** |
 #
 # **Learning goals.** After this notebook you can
@@ -80,8 +80,9 @@ print(f"PyTorch {torch.__version__}, running on {device}")
 #
 # One argument matters: `attn_implementation="eager"`. By default,
 # transformers runs attention with PyTorch's fused
-# `scaled_dot_product_attention` ("sdpa"), which is fast precisely because it
-# never writes the attention weights to memory, so it cannot return them.
+# `scaled_dot_product_attention` ("sdpa"), whose API returns only the
+# attention's output (its fused kernels never even build the weights), so
+# transformers has no weights to hand back.
 # Ask an sdpa model for `output_attentions=True` and you get an **empty
 # tuple** and a one-line warning, not an error. The eager implementation
 # computes the softmax explicitly and hands the weights back. The cell after
@@ -134,7 +135,7 @@ del sdpa_model
 # Assignment 1 added a fixed **sinusoidal** table to the token embeddings:
 # dimension pair $(2i, 2i+1)$ holds $\sin$ and $\cos$ of $p / 10000^{2i/d}$.
 # The *low* dimensions oscillate fast (period $2\pi$ positions for $i = 0$)
-# and the *high* dimensions slowly (period up to $2\pi \cdot 10000$), so the
+# and the *high* dimensions slowly (period nearly $2\pi \cdot 10000$), so the
 # low ones tell neighbours apart and the high ones say roughly where in a long
 # text a token is. MiniLM, like BERT, instead **learns** one 384-dimensional
 # vector per position, 512 of them, during pre-training. Nothing forces the
@@ -146,7 +147,8 @@ del sdpa_model
 #
 # **What to write.** `cosine_similarity_matrix(X)`: `X` is `(n, d)`, one vector
 # per row; return the `(n, n)` matrix of cosine similarities between rows
-# (1 on the diagonal, values in $[-1, 1]$).
+# (1 on the diagonal, values in $[-1, 1]$), in `X`'s dtype (float64 in,
+# float64 out).
 #
 # *Hints.* Divide each row by its own length (`X.norm(dim=-1, keepdim=True)`,
 # the norm over the *features*), then one matrix product gives every dot
@@ -185,6 +187,7 @@ assert torch.allclose(S, expected, atol=1e-6), (
 wide = torch.randn(3, 50, generator=torch.Generator().manual_seed(0))
 assert torch.allclose(cosine_similarity_matrix(wide), F.cosine_similarity(wide[:, None], wide[None, :], dim=-1), atol=1e-6), (
     "normalise each row over its features (the last dimension)")
+assert cosine_similarity_matrix(X.double()).dtype == torch.float64, "keep X's dtype: float64 in, float64 out"
 print("Visible cosine_similarity_matrix tests passed.")
 
 # %% tests id="cosine_similarity" points=2
@@ -208,8 +211,10 @@ print("mean cosine similarity of neighbouring positions: "
 # %% [markdown]
 # Both tables make neighbouring positions similar and distant ones less so,
 # but the learned one was never told to: it found that structure in the data.
-# It is also noisier, and the sinusoidal table's bands, which come from its
-# slow dimensions, have no counterpart in it.
+# The sinusoidal similarity depends only on the offset between two positions
+# (it is constant along each diagonal), with a floor far from the diagonal set
+# by its slow dimensions. The learned table follows the offset only roughly,
+# and not even monotonically.
 #
 # ## 1.2 The input embeddings, by hand
 #
@@ -233,6 +238,8 @@ print("mean cosine similarity of neighbouring positions: "
 # Use the model's own LayerNorm module, with its learned scale and shift and
 # its own epsilon (MiniLM's is `1e-12`; `F.layer_norm`'s default is `1e-5`,
 # and a new `nn.LayerNorm` has neither the learned weights nor that epsilon).
+# The grader's models have another epsilon: read it from the module, never
+# type a number.
 # Dropout is off in eval mode, so leave it out.
 
 # %% solution id="answer-input-embeddings"
@@ -442,8 +449,9 @@ plt.show()
 # attends to). `torch.triu(attn, diagonal=1)` keeps what is strictly above the
 # diagonal. `torch.special.xlogy(p, p)` is $p \ln p$ and 0 where $p = 0$. For
 # `top_heads`, flatten, take `torch.topk`, and turn a flat index $i$ back into
-# `(i // H, i % H)`, where $H$ is the number of heads, the size of the
-# **last** dimension.
+# `(int(i) // H, int(i) % H)`, where $H$ is the number of heads, the size of
+# the **last** dimension: `int(...)` makes Python ints of the 0-d tensors
+# `topk` returns.
 
 # %% solution id="answer-attention-entropy"
 def attention_entropy(attn: torch.Tensor) -> torch.Tensor:
@@ -495,6 +503,8 @@ for key, value in expected.items():
 assert head_pattern_scores(attn)["previous"].shape == (L, H), "with (L, H, T, T) maps, one score per head: (L, H)"
 grid = torch.tensor([[0.1, 0.9, 0.3], [0.8, 0.2, 0.7]])  # 2 layers, 3 heads
 assert top_heads(grid, 3) == [(0, 1), (1, 0), (1, 2)], f"expected [(0, 1), (1, 0), (1, 2)], got {top_heads(grid, 3)}"
+assert all(type(pair) is tuple and all(type(i) is int for i in pair) for pair in top_heads(grid, 3)), (
+    f"return tuples of Python ints, int(i), not tensors: got {top_heads(grid, 3)}")
 print("Visible attention_entropy, head_pattern_scores and top_heads tests passed.")
 
 # %% tests id="attention_entropy" points=2
@@ -532,12 +542,13 @@ fig.colorbar(image, ax=ax, label="entropy (nats)")
 plt.show()
 
 # %% [markdown]
-# A head that attends almost entirely to `[CLS]` or `[SEP]` is often not
+# A head that attends almost entirely to `[CLS]` is often not
 # "looking at the sentence" at all. When a query has nothing useful to gather,
 # the softmax still has to put its weight somewhere, and a token that is
-# always present, such as `[CLS]`, becomes a **sink** for it. In BERT the
-# value vectors of such tokens tend to be small (Kobayashi et al., *Attention
-# is Not Only a Weight*, 2020), so the head adds little to the output. Large
+# always present becomes a **sink** for it: in MiniLM that is `[CLS]` (in
+# BERT-base, Clark et al. found `[SEP]`). The value vectors of such tokens
+# tend to be small (Kobayashi et al., *Attention is Not Only a Weight*, 2020),
+# so the head adds little to the output: Part 3 measures it. Large
 # weights do not mean large effects.
 #
 # **Question 1 (3 points).** Which claims about sinusoidal encodings from
@@ -576,7 +587,9 @@ plt.show()
 # [CLS] (0.45 to 0.52 by layer, over the reviews). That is an
 # attention sink: the softmax must spend its weight somewhere, and a token
 # that is present in every input, with a small value vector, absorbs it
-# without changing the output much. Weight is not influence: the contribution
+# without changing the output much: Part 3 measures [CLS]'s value through the
+# output projection at 0.6 to 1.7, against about 13 for the other tokens.
+# Weight is not influence: the contribution
 # of a key is its weight times its value vector, and then the output
 # projection, so a large weight on a small value matters little.
 # ### END SOLUTION
@@ -650,7 +663,8 @@ def capture_qkv(model: nn.Module, encoded, layer: int) -> dict[str, torch.Tensor
 #    into heads.
 # 2. **Scale and padding.** Scores are $QK^\top/\sqrt{d}$, with the head size
 #    $d$, not $D$. A padded batch comes with an `attention_mask` `(B, T)`, 1 for
-#    real tokens and 0 for padding: padding **keys** get no weight (fill their
+#    real tokens and 0 for padding (ints, or bools: handle both, e.g. with
+#    `attention_mask == 0`): padding **keys** get no weight (fill their
 #    scores with `torch.finfo(scores.dtype).min` before the softmax). Padding
 #    **queries** are computed like any other (their outputs are ignored later),
 #    so do not mask rows.
@@ -691,16 +705,22 @@ batch = tokenizer(REVIEWS[:2], padding=True, return_tensors="pt").to(device)
 with torch.no_grad():
     reference = model(**batch, output_attentions=True).attentions  # this call also settles the library's own hooks
 baseline_hooks = count_hooks(model)
-captured = capture_qkv(model, batch, 2)
+model.train()  # as if an earlier cell had left it training: capture_qkv must switch to eval mode
+try:
+    captured = capture_qkv(model, batch, 2)
+finally:
+    model.eval()
 assert count_hooks(model) == baseline_hooks, f"capture_qkv left {count_hooks(model) - baseline_hooks} hook(s) on the model"
-assert sorted(captured) == ["context", "key", "query", "value"], f"keys: {sorted(captured)}"
+assert {"query", "key", "value", "context"} <= set(captured), f"keys: {sorted(captured)}"
 B, T_batch = batch["input_ids"].shape
-for name, tensor in captured.items():
+for name in ("query", "key", "value", "context"):
+    tensor = captured[name]
     assert tensor.shape == (B, T_batch, config.hidden_size), f"{name}: expected {(B, T_batch, config.hidden_size)}, got {tuple(tensor.shape)}"
 with torch.no_grad():
     layer_2 = model.encoder.layer[2].attention.self
     hidden = model(**batch, output_hidden_states=True).hidden_states[2]  # the input of layer 2
-    assert torch.allclose(captured["query"], layer_2.query(hidden), atol=1e-5), "query is not layer 2's (layers count from 0)"
+    assert torch.allclose(captured["query"], layer_2.query(hidden), atol=1e-5), (
+        "query is not layer 2's in eval mode (layers count from 0; call model.eval() before running the model)")
 try:
     capture_qkv(model, tokenizer("word " * 600, return_tensors="pt").to(device), 0)  # too long: the model raises
 except Exception:
@@ -712,6 +732,9 @@ assert weights.shape == reference[2].shape, f"weights: expected {tuple(reference
 recompute_error = (weights - reference[2]).abs().max().item()
 assert recompute_error < 1e-5, f"your weights differ from the model's by up to {recompute_error:.2g} (scale? heads? mask?)"
 assert torch.allclose(context, captured["context"], atol=1e-5), "your context differs from the model's"
+_, bool_weights = recompute_attention(captured["query"], captured["key"], captured["value"], config.num_attention_heads,
+                                      batch["attention_mask"].bool())
+assert torch.allclose(bool_weights, weights), "a bool attention_mask (True = real token) must give the same weights"
 print(f"Visible capture_qkv and recompute_attention tests passed: largest difference {recompute_error:.1e}")
 
 # %% tests id="capture_qkv" points=2
@@ -731,6 +754,11 @@ for layer in range(L):
     errors.append(((weights - outputs.attentions[layer]).abs().max().item(), (context - got["context"]).abs().max().item()))
     print(f"layer {layer}: largest difference in weights {errors[-1][0]:.1e}, in context {errors[-1][1]:.1e}")
 real = verified["attention_mask"].bool()
+sample = tokenizer(REVIEWS[0], return_tensors="pt").to(device)
+for layer in range(1, 5):  # the sink's value vector, through the output projection, against the other tokens'
+    values = capture_qkv(model, sample, layer)["value"][0]  # (T, hidden)
+    sizes = (values @ model.encoder.layer[layer].attention.output.dense.weight.T).norm(dim=-1)
+    print(f"layer {layer}: |value W_O| of [CLS] {sizes[0]:.1f}, of the other tokens {sizes[1:].mean():.1f} on average")
 print(f"padding keys get weight {outputs.attentions[0][~real[:, None, None, :].expand_as(outputs.attentions[0])].max():.1e}; "
       f"{(~real).sum().item()} padding tokens in a batch of {len(real)}")
 
@@ -757,11 +785,13 @@ print(f"padding keys get weight {outputs.attentions[0][~real[:, None, None, :].e
 # `word_ids` (the word index of each token, `None` for `[CLS]` and `[SEP]`),
 # the attention *to* a word is the **sum** over its pieces (the keys), and the
 # attention *from* a word is the **mean** over its pieces (the queries).
-# Special tokens are dropped and rows are **not** renormalised, so a row sums
+# Here we also drop the special tokens, and rows are **not** renormalised, so a row sums
 # to the weight the word gives to real words.
 #
 # **What to write.**
 # - `attention_rollout(attn, residual=True)`: `attn` `(L, H, T, T)` → `(T, T)`.
+#   The grader also gives maps whose rows do not sum to 1 (keys cut off):
+#   renormalise anyway.
 # - `word_level_attention(attn, word_ids)`: `attn` `(T, T)`, `word_ids` a list
 #   of `T` ints or `None`, words numbered `0 .. W-1` → `(W, W)`.
 #
@@ -800,13 +830,17 @@ def word_level_attention(attn: torch.Tensor, word_ids: list[int | None]) -> torc
 
 # %% code id="visible-rollout-and-words"
 # Visible tests: attention_rollout and word_level_attention
-two_layers = torch.tensor([[[[0.2, 0.8], [0.6, 0.4]]], [[[1.0, 0.0], [0.5, 0.5]]]])  # (L=2, H=1, T=2, T=2)
+two_layers = torch.tensor([[[[0.3, 0.7], [0.5, 0.5]], [[0.1, 0.9], [0.7, 0.3]]],  # (L=2, H=2, T=2, T=2)
+                           [[[1.0, 0.0], [0.6, 0.4]], [[1.0, 0.0], [0.4, 0.6]]]])
 plain = attention_rollout(two_layers, residual=False)
 assert plain.shape == (2, 2), f"expected (T, T) = (2, 2), got {tuple(plain.shape)}"
 assert torch.allclose(plain, torch.tensor([[0.2, 0.8], [0.4, 0.6]])), (
     f"without residual: layer 1 @ layer 0 (the last layer on the left); got\n{plain}")
 assert torch.allclose(attention_rollout(two_layers), torch.tensor([[0.6, 0.4], [0.375, 0.625]])), (
     f"with residual: each layer 0.5 A + 0.5 I, rows renormalised, then multiplied; got\n{attention_rollout(two_layers)}")
+cut = attention_rollout(two_layers * torch.tensor([1.0, 0.5]))  # rows that do not sum to 1, as the grader also gives
+assert torch.allclose(cut, torch.tensor([[0.75, 0.25], [0.4524, 0.5476]]), atol=1e-4), (
+    f"renormalise each row of 0.5 A + 0.5 I even when A's rows do not sum to 1; got\n{cut}")
 rollout = attention_rollout(attn)
 assert rollout.shape == (T, T) and torch.allclose(rollout.sum(dim=-1), torch.ones(T), atol=1e-5), "rollout rows sum to 1"
 pieces_map = torch.tensor([[0.1, 0.2, 0.3, 0.4],
@@ -861,19 +895,22 @@ for ax, (ending, text) in zip(axes, WINOGRAD.items()):
     ax.legend()
 fig.suptitle("Does \"it\" attend to what it refers to? (referent: trophy if big, suitcase if small)")
 plt.show()
+rollout = attention_rollout(get_attention_maps(model, tokenizer, WINOGRAD["big"])[0])
+print(f"rollout puts {rollout[:, 0].mean():.0%} of each row on [CLS] and {rollout[:, -1].mean():.0%} on [SEP]: "
+      "the word-level maps drop both")
 for ending, views in winograd.items():
     print(f"too {ending:>5}: " + "; ".join(f"{view}: trophy {v['trophy']:.3f}, suitcase {v['suitcase']:.3f}"
                                           for view, v in views.items()))
 
 # %% code id="demo-raw-vs-rollout"
 views, words = word_attention_views(WINOGRAD["big"])
-fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
-for ax, (view, weights) in zip(axes, views.items()):
-    image = ax.imshow(weights, cmap="Blues", vmin=0, vmax=0.3)
+fig, axes = plt.subplots(1, 2, figsize=(14, 5.5))
+for ax, (view, weights), top in zip(axes, views.items(), (0.3, 0.06)):  # rollout's values are 5 times smaller
+    image = ax.imshow(weights, cmap="Blues", vmin=0, vmax=top)
     ax.set_xticks(range(len(words)), words, rotation=60)
     ax.set_yticks(range(len(words)), words)
-    ax.set(title=view, xlabel="word attended to", ylabel="attending word")
-fig.colorbar(image, ax=axes, fraction=0.03, label="word-level attention (rows need not sum to 1)")
+    ax.set(title=f"{view} (colour scale 0 to {top})", xlabel="word attended to", ylabel="attending word")
+    fig.colorbar(image, ax=ax, fraction=0.046, label="word-level attention (rows need not sum to 1)")
 fig.suptitle(f"Word-level attention on {WINOGRAD['big']!r}")
 plt.show()
 
@@ -891,9 +928,11 @@ plt.show()
 # 0.04, although the right answer flips, so the maps do not show the model
 # resolving the pronoun. The last layer's map is the same for every query
 # (columns on trophy and suitcase), so it says little about "it" in particular.
-# Rollout's map is much flatter, with a faint diagonal: multiplying six
-# head-averaged maps, each mixed with the identity, spreads every row over the
-# whole sentence. Reasons attention is not explanation: (1) after layer 0 the keys
+# Rollout's values are about five times smaller: over half of every rollout
+# row ends on [CLS] (the sink compounds through the layers), which the word
+# level drops, and the rest is spread flat over the sentence with a faint
+# diagonal, since multiplying six head-averaged maps, each mixed with the
+# identity, smears every row. Reasons attention is not explanation: (1) after layer 0 the keys
 # are already mixtures of all tokens, so "attending to trophy" in a late layer
 # is attending to a representation that contains everything; rollout's fix
 # assumes the mixing is linear and equal across heads, which it is not
@@ -967,7 +1006,7 @@ metrics = {"embedding_max_error": results.get("embedding_error"),
            "previous_token_best_score": float(pattern_scores_["previous"].max()) if pattern_scores_ else None,
            "cls_attention_layers_1_to_4": float(cls_by_layer[1:5].mean()) if "cls_by_layer" in results else None}
 submission_log = write_submission_log(globals(), metrics=metrics, details={
-    "top_heads": {key: top_heads(grid, 3) for key, grid in pattern_scores_.items()},
+    "top_heads": {key: [tuple(map(int, pair)) for pair in top_heads(grid, 3)] for key, grid in pattern_scores_.items()},
     "recompute_errors_by_layer": results.get("errors"),
     "winograd": results.get("winograd"),
     "data": "24 reviews of assignment 1's Rotten Tomatoes test split; see data/README.md",

@@ -243,7 +243,9 @@ def probe_input_embeddings(ns):
     with torch.no_grad():
         for name, kwargs in (("no_token_types", dict(with_types=False)), ("positions_from_1", dict(first_position=1)),
                              ("no_layer_norm", dict(layer_norm=lambda x: x)),
-                             ("default_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias)))):
+                             ("default_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias))),
+                             ("minilm_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias,
+                                                                                   eps=1e-12)))):
             out[f"like_{name}"] = _like(got, trusted_embeddings(model, ids, types, **kwargs))
         out["like_fresh_layer_norm"] = np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
             bool(_like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
@@ -315,6 +317,7 @@ def probe_head_pattern_scores(ns):
     out["future_with_diagonal"] = _like(out["future"], torch.triu(attn).sum(dim=-1).mean(dim=-1))
     out["cls_like_row_0"] = _like(out["cls"], attn[..., 0, :].mean(dim=-1))
     out["previous_over_all_queries"] = _like(out["previous"], trusted["previous"] * 5 / 6)
+    out["next_over_all_queries"] = _like(out["next"], trusted["next"] * 5 / 6)
     return out
 
 
@@ -376,6 +379,8 @@ def probe_capture_qkv(ns):
     out["context_like_block_output"] = _like(out["context"], trusted_capture(model, encoded, 1,
                                                                              lambda block: block.attention)["context"])
     out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"])
+    without_types = {key: value for key, value in encoded.items() if key != "token_type_ids"}
+    out["like_without_token_types"] = _like(out["query"], trusted_capture(model, without_types, 1)["query"])
     return out
 
 
