@@ -21,7 +21,7 @@
 # | 2 | `get_attention_maps`, `attention_entropy`, `head_pattern_scores`, `top_heads` | 10 |
 # | 3 | `capture_qkv`, `recompute_attention` | 8 |
 # | 4 | `attention_rollout`, `word_level_attention` | 5 |
-# | | questions 1 to 3, in Parts 2 and 4 (graded by hand) | 9 |
+# | | questions 1 to 3, in Parts 1, 2 and 4 (graded by hand) | 9 |
 # | | **total** | **37** |
 #
 # **Learning goals.** After this notebook you can
@@ -297,6 +297,28 @@ truncated = tokenizer("word " * 600, return_tensors="pt", truncation=True)["inpu
 print(f"with truncation=True the tokenizer keeps {truncated.shape[1]} tokens: the rest of the text is never read")
 
 # %% [markdown]
+# **Question 1 (3 points).** Which claims about sinusoidal encodings from
+# assignment 1 hold for MiniLM's learned positions, and which do not? Use the
+# similarity heatmaps and their neighbour similarities. What happens to a text
+# longer than 512 tokens, and why can the sinusoidal scheme at least compute
+# a vector for position 600?
+
+# %% answer [markdown] id="reflection-positions" points=3
+# ### BEGIN SOLUTION
+# Both tables make nearby positions more similar than distant ones (mean
+# neighbour similarity 0.97 for the sinusoidal table, 0.85 for the learned
+# one), so "nearby positions look alike" holds for both. What does
+# not carry over: the learned table has no fixed frequencies, so there are no
+# fast and slow dimensions, no exact formula for relative offsets (a rotation
+# for sinusoids) and no clean banded structure; it is noisier and its
+# similarity falls off unevenly. The learned table has exactly 512 rows:
+# position 512 has no vector, so the model raises an error on longer inputs
+# and the tokenizer must truncate, and whatever follows token 511 is never
+# read. The sinusoidal formula can be evaluated at any position, so a vector
+# exists for 600, although a model trained on shorter texts has never seen it.
+# ### END SOLUTION
+
+# %% [markdown]
 # # Part 2: Reading attention
 #
 # ## 2.1 Every layer, every head
@@ -550,27 +572,6 @@ plt.show()
 # tend to be small (Kobayashi et al., *Attention is Not Only a Weight*, 2020),
 # so the head adds little to the output: Part 3 measures it. Large
 # weights do not mean large effects.
-#
-# **Question 1 (3 points).** Which claims about sinusoidal encodings from
-# assignment 1 hold for MiniLM's learned positions, and which do not? Use the
-# similarity heatmaps and their neighbour similarities. What happens to a text
-# longer than 512 tokens, and why can the sinusoidal scheme at least compute
-# a vector for position 600?
-
-# %% answer [markdown] id="reflection-positions" points=3
-# ### BEGIN SOLUTION
-# Both tables make nearby positions more similar than distant ones (mean
-# neighbour similarity 0.97 for the sinusoidal table, 0.85 for the learned
-# one), so "nearby positions look alike" holds for both. What does
-# not carry over: the learned table has no fixed frequencies, so there are no
-# fast and slow dimensions, no exact formula for relative offsets (a rotation
-# for sinusoids) and no clean banded structure; it is noisier and its
-# similarity falls off unevenly. The learned table has exactly 512 rows:
-# position 512 has no vector, so the model raises an error on longer inputs
-# and the tokenizer must truncate, and whatever follows token 511 is never
-# read. The sinusoidal formula can be evaluated at any position, so a vector
-# exists for 600, although a model trained on shorter texts has never seen it.
-# ### END SOLUTION
 
 # %% [markdown]
 # **Question 2 (3 points).** Name two heads with clear roles from your
