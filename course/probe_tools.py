@@ -66,6 +66,13 @@ def to_array(value) -> np.ndarray:
     return np.asarray(value)
 
 
+def like(got: np.ndarray, want, atol: float = 1e-5) -> np.ndarray:
+    """Whether an output equals a trusted re-computation (a clue that names a mistake): same shape, finite, close."""
+    want = to_array(want)
+    return np.array(bool(got.dtype.kind == "f" and got.shape == want.shape and np.all(np.isfinite(got))
+                         and np.allclose(got, want, atol=atol)))
+
+
 def require(ns: Namespace, name: str):
     """A name the notebook must define, or a NameError that says what to do."""
     if name not in ns:

@@ -25,20 +25,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from course.probe_tools import (Namespace, Probe, StandInDropout, caught, error_output, fill_parameters, generator,
-                               randn, registry, replaced, require, stand_in_registry, to_array,
+                               like, randn, registry, replaced, require, stand_in_registry, to_array,
                                with_stand_in_dropout)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _like(got: np.ndarray, want: torch.Tensor | np.ndarray, atol: float = 1e-5) -> np.ndarray:
-    """Whether an output equals a trusted re-computation (a clue): same shape, finite, close."""
-    want = to_array(want)
-    return np.array(bool(got.dtype.kind == "f" and got.shape == want.shape and np.all(np.isfinite(got))
-                         and np.allclose(got, want, atol=atol)))
 
 
 def _kinds(module: nn.Module, names: tuple[str, ...]) -> np.ndarray:
@@ -193,9 +186,9 @@ def _mask_clues(weights: np.ndarray, scores: torch.Tensor, mask: torch.Tensor) -
     """Clues to a masked softmax's mistake: its row sums, and whether its weights are those of the opposite mask, of
     the mask added to the scores, or of no mask at all."""
     return {"row_sums": weights.sum(axis=-1) if weights.dtype.kind == "f" else weights,
-            "like_reversed": _like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
-            "like_additive": _like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype), dim=-1)),
-            "like_no_mask": _like(weights, torch.softmax(scores, dim=-1))}
+            "like_reversed": like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
+            "like_additive": like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype), dim=-1)),
+            "like_no_mask": like(weights, torch.softmax(scores, dim=-1))}
 
 
 @probe("masked_softmax_values")
@@ -248,7 +241,7 @@ def probe_attention_entropy(ns):
     weights[1, 2] = 0.0
     out = {"entropy": caught(lambda: entropy(weights)), "one_row": caught(lambda: entropy(weights[0, 0]))}
     out["finite"] = np.array(out["entropy"].dtype.kind == "f" and bool(np.all(np.isfinite(out["entropy"]))))
-    out["like_log2"] = _like(out["entropy"], trusted_entropy(weights) / math.log(2))
+    out["like_log2"] = like(out["entropy"], trusted_entropy(weights) / math.log(2))
     return out
 
 
@@ -271,8 +264,8 @@ def probe_saturation_stats(ns):
     out |= {key: caught(lambda key=key: float(stats[key])) for key in ("max_weight", "entropy", "jacobian_norm")}
     p = weights.reshape(-1, 6)
     jacobians = torch.diag_embed(p) - p[:, :, None] * p[:, None, :]
-    out["max_like_global"] = _like(out["max_weight"], weights.max())
-    out["jacobian_like_spectral"] = _like(out["jacobian_norm"], torch.linalg.matrix_norm(jacobians, ord=2).mean())
+    out["max_like_global"] = like(out["max_weight"], weights.max())
+    out["jacobian_like_spectral"] = like(out["jacobian_norm"], torch.linalg.matrix_norm(jacobians, ord=2).mean())
     return out
 
 
@@ -308,9 +301,9 @@ def probe_dependency_matrix(ns):
     out["dense"] = caught(lambda: dependency(_dense_layer, leaf))
     out["leaf_unchanged"] = np.array(bool(leaf.requires_grad and leaf.grad is None))
     trusted = _trusted_dependency(_causal_layer, x)
-    out["like_transposed"] = _like(out["causal"], trusted.T)
+    out["like_transposed"] = like(out["causal"], trusted.T)
     summed = torch.autograd.functional.jacobian(lambda y: _causal_layer(y).sum(), x).norm(dim=1)  # one per input
-    out["like_sum_gradient"] = _like(out["causal"], summed.expand(5, 5)) | _like(out["causal"], summed[:, None].expand(5, 5))
+    out["like_sum_gradient"] = like(out["causal"], summed.expand(5, 5)) | like(out["causal"], summed[:, None].expand(5, 5))
     return out
 
 
@@ -395,9 +388,9 @@ def probe_decoder_block(ns):
         out["masked_output"] = caught(lambda: block(x, mask))
         out["float_mask_output"] = caught(lambda: block(x, float_mask))
         out["unmasked_output"] = caught(lambda: block(x, None))
-        out["mask_changes_output"] = ~_like(out["masked_output"], out["unmasked_output"])
-        out["eval_deterministic"] = _like(out["masked_output"], caught(lambda: block(x, mask)), atol=0)
-        out["like_post_norm"] = _like(out["masked_output"], caught(lambda: _post_norm(block, x, mask)))
+        out["mask_changes_output"] = ~like(out["masked_output"], out["unmasked_output"])
+        out["eval_deterministic"] = like(out["masked_output"], caught(lambda: block(x, mask)), atol=0)
+        out["like_post_norm"] = like(out["masked_output"], caught(lambda: _post_norm(block, x, mask)))
         out["train_output"] = caught(lambda: with_stand_in_dropout(block)(x, mask))
     return out
 
@@ -452,12 +445,12 @@ def probe_tiny_gpt(ns):
         if blocks and blocks[0].last_input is not None:
             embedded = model.tok_emb.weight[IDS], model.pos_emb.weight[:6]
             out["block_input"] = to_array(blocks[0].last_input)
-            out["input_like_scaled"] = _like(out["block_input"], embedded[0] * math.sqrt(GPT_SIZES["d_model"]) +
+            out["input_like_scaled"] = like(out["block_input"], embedded[0] * math.sqrt(GPT_SIZES["d_model"]) +
                                              embedded[1])
             hidden = blocks[0].last_input
             for block in blocks:
                 hidden = block(hidden, trusted_causal_mask(6))
-            out["like_no_final_norm"] = _like(out["logits"], hidden @ model.tok_emb.weight.T)
+            out["like_no_final_norm"] = like(out["logits"], hidden @ model.tok_emb.weight.T)
     return out
 
 
@@ -499,8 +492,8 @@ def probe_lm_loss(ns):
     except Exception as error:
         out["grad"] = error_output(error)
     with torch.no_grad():
-        out["like_sum"] = _like(out["loss"], trusted_lm_loss(logits, targets) * 12)
-        out["like_softmax_first"] = _like(out["loss"], trusted_lm_loss(torch.softmax(logits, dim=-1), targets))
+        out["like_sum"] = like(out["loss"], trusted_lm_loss(logits, targets) * 12)
+        out["like_softmax_first"] = like(out["loss"], trusted_lm_loss(torch.softmax(logits, dim=-1), targets))
     return out
 
 
@@ -565,8 +558,8 @@ def probe_train_lm(ns):
     out["seed_5_parameters"] = _parameters(_trained(ns, seed=5)[0])
     for name, options in (("adam", dict(optimizer="adam")), ("no_zero_grad", dict(zero_grad=False)),
                           ("eval_mode", dict(train_mode=False))):
-        out[f"like_{name}"] = _like(out["final_parameters"], _replay(ns, **options))
-    out["val_like_train"] = _like(out["val_loss"], out["train_loss"])
+        out[f"like_{name}"] = like(out["final_parameters"], _replay(ns, **options))
+    out["val_like_train"] = like(out["val_loss"], out["train_loss"])
     return out
 
 
@@ -584,9 +577,9 @@ def probe_next_token_probs(ns):
            "hot_top_3": caught(lambda: probs(LOGITS, 2.0, 3)), "top_20": caught(lambda: probs(LOGITS, 1.0, 20)),
            "one_row": caught(lambda: probs(LOGITS[0], 0.7, 2))}
     out["top_3_sums"] = caught(lambda: probs(LOGITS, 2.0, 3).sum(dim=-1))
-    out["like_multiplied"] = _like(out["cold"], torch.softmax(LOGITS * 0.5, dim=-1))
+    out["like_multiplied"] = like(out["cold"], torch.softmax(LOGITS * 0.5, dim=-1))
     kept = torch.softmax(LOGITS / 2.0, dim=-1)
-    out["like_unnormalised"] = _like(out["hot_top_3"], kept * (trusted_probs(LOGITS, 2.0, 3) > 0))
+    out["like_unnormalised"] = like(out["hot_top_3"], kept * (trusted_probs(LOGITS, 2.0, 3) > 0))
     return out
 
 
@@ -618,7 +611,7 @@ def probe_generate_greedy(ns):
     out["grad_off"] = np.array(bool(model.grad_enabled) and not any(model.grad_enabled))
     out["new_only"] = np.array(out["greedy"].shape == (2, 6))
     with torch.no_grad():
-        out["like_position_0"] = _like(out["greedy"], _trusted_greedy(model, prompts, 6, position=0))
+        out["like_position_0"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, position=0))
     out["uncropped"] = np.array("crop it to the last block_size" in str(out["greedy"]) + str(out["long_prompt"]))
     return out
 

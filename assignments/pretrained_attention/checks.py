@@ -9,9 +9,6 @@ outputs (course.checks.diagnose).
 
 from course.checks import Check, Clue, Diagnosis, Expect
 
-NOTEBOOK_MODEL = ("Use the model you are given, not the notebook's global `model`: the grader passes models of its "
-                  "own, of other sizes.")
-
 MISTAKES = {
     # cosine_similarity_matrix
     "cosine-values": "Divide each row by its own norm (over the features, the last dimension), then take all the dot "
@@ -36,7 +33,8 @@ MISTAKES = {
     "embeddings-module-called": "Build the sum from the parts (word_embeddings, position_embeddings, "
                                 "token_type_embeddings, LayerNorm) without calling model.embeddings(...) or the "
                                 "whole model.",
-    "notebook-model": NOTEBOOK_MODEL,
+    "notebook-model": "Use the model you are given, not the notebook's global `model`: the grader passes models of "
+                      "its own, of other sizes.",
     # get_attention_maps
     "maps-values": "Tokenise the text with return_tensors='pt', run the model in eval mode under torch.no_grad() with "
                    "output_attentions=True, stack the layers in order and drop the batch dimension: (L, H, T, T).",

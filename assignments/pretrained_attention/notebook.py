@@ -872,20 +872,23 @@ print("Visible attention_rollout and word_level_attention tests passed.")
 WINOGRAD = {ending: f"The trophy doesn't fit in the suitcase because it is too {ending}." for ending in ("big", "small")}
 
 
-def word_attention_views(text: str) -> tuple[dict[str, torch.Tensor], list[str]]:
-    """Raw (last layer, heads averaged) and rollout attention of `text`, at the word level, and its words."""
+def word_attention_views(text: str) -> tuple[dict[str, torch.Tensor], list[str], torch.Tensor]:
+    """Raw (last layer, heads averaged) and rollout attention of `text` at the word level, its words, and the
+    token-level rollout (T, T)."""
     attn, _ = get_attention_maps(model, tokenizer, text)
+    rollout = attention_rollout(attn)
     encoded = tokenizer(text)
     views = {"raw, last layer": word_level_attention(attn[-1].mean(dim=0), encoded.word_ids()),
-             "rollout": word_level_attention(attention_rollout(attn), encoded.word_ids())}
+             "rollout": word_level_attention(rollout, encoded.word_ids())}
     words = [text[s:e] for s, e in (encoded.word_to_chars(w) for w in range(len(views["rollout"])))]
-    return views, words
+    return views, words, rollout
 
 
+word_views = {ending: word_attention_views(text) for ending, text in WINOGRAD.items()}
 winograd = {}
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
-for ax, (ending, text) in zip(axes, WINOGRAD.items()):
-    views, words = word_attention_views(text)
+for ax, ending in zip(axes, WINOGRAD):
+    views, words, _ = word_views[ending]
     it, candidates = words.index("it"), ("trophy", "suitcase")
     winograd[ending] = {view: {c: float(w[it, words.index(c)]) for c in candidates} for view, w in views.items()}
     x = np.arange(len(candidates))
@@ -896,7 +899,7 @@ for ax, (ending, text) in zip(axes, WINOGRAD.items()):
     ax.legend()
 fig.suptitle("Does \"it\" attend to what it refers to? (referent: trophy if big, suitcase if small)")
 plt.show()
-rollout = attention_rollout(get_attention_maps(model, tokenizer, WINOGRAD["big"])[0])
+rollout = word_views["big"][2]
 print(f"rollout puts {rollout[:, 0].mean():.0%} of each row on [CLS] and {rollout[:, -1].mean():.0%} on [SEP]: "
       "the word-level maps drop both")
 for ending, views in winograd.items():
@@ -904,7 +907,7 @@ for ending, views in winograd.items():
                                           for view, v in views.items()))
 
 # %% code id="demo-raw-vs-rollout"
-views, words = word_attention_views(WINOGRAD["big"])
+views, words, _ = word_views["big"]
 fig, axes = plt.subplots(1, 2, figsize=(14, 5.5))
 for ax, (view, weights), top in zip(axes, views.items(), (0.3, 0.06)):  # rollout's values are 5 times smaller
     image = ax.imshow(weights, cmap="Blues", vmin=0, vmax=top)

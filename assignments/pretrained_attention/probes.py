@@ -26,8 +26,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import Namespace, caught, error_output, fill_parameters, generator, randn, registry, require, \
-    to_array
+from course.probe_tools import Namespace, caught, error_output, fill_parameters, generator, like, randn, registry, \
+    require, to_array
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
@@ -42,13 +42,6 @@ TOO_LONG = "word " * 60  # more tokens than the grader's model has positions: th
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _like(got: np.ndarray, want, atol: float = 1e-5) -> np.ndarray:
-    """Whether an output equals a trusted re-computation (a clue): same shape, finite, close."""
-    want = to_array(want)
-    return np.array(bool(got.dtype.kind == "f" and got.shape == want.shape and np.all(np.isfinite(got))
-                         and np.allclose(got, want, atol=atol)))
 
 
 def grader_model(seed: int, training: bool = False) -> nn.Module:
@@ -85,7 +78,7 @@ def like_notebook_model(ns: Namespace, got: np.ndarray, compute: Callable[[nn.Mo
         return np.array(False)
     try:
         with torch.no_grad():
-            return _like(got, compute(model.cpu().eval()))
+            return like(got, compute(model.cpu().eval()))
     except Exception:
         return np.array(False)
 
@@ -215,10 +208,10 @@ def probe_cosine_similarity(ns):
     out = {"similarity": caught(lambda: cosine(X)), "tall": caught(lambda: cosine(randn(2, 12, 4))),
            "wide": caught(lambda: cosine(randn(3, 3, 20))),
            "float64_dtype": caught(lambda: np.array(str(cosine(X.double()).dtype)))}
-    out["like_gram"] = _like(out["similarity"], X @ X.T)
-    out["like_distance"] = _like(out["similarity"], 1 - trusted_cosine(X))
+    out["like_gram"] = like(out["similarity"], X @ X.T)
+    out["like_distance"] = like(out["similarity"], 1 - trusted_cosine(X))
     columns = X / X.norm(dim=0, keepdim=True)
-    out["like_columns_normalised"] = _like(out["similarity"], columns @ columns.T)
+    out["like_columns_normalised"] = like(out["similarity"], columns @ columns.T)
     return out
 
 
@@ -246,9 +239,9 @@ def probe_input_embeddings(ns):
                              ("default_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias))),
                              ("minilm_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias,
                                                                                    eps=1e-12)))):
-            out[f"like_{name}"] = _like(got, trusted_embeddings(model, ids, types, **kwargs))
+            out[f"like_{name}"] = like(got, trusted_embeddings(model, ids, types, **kwargs))
         out["like_fresh_layer_norm"] = np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
-            bool(_like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
+            bool(like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
                 x, x.shape[-1:], eps=eps)))) for eps in (LN.eps, 1e-5)))
     out["like_notebook_model"] = like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types))
     return out
@@ -277,9 +270,9 @@ def probe_attention_maps(ns):
     again = grader_model(seed=20, training=True)
     torch.manual_seed(21)
     in_training, _ = trusted_maps(again, tokenizer, TEXT)
-    out["like_training_mode"] = _like(out["attn"], in_training)
-    out["like_last_layer"] = _like(out["attn"], trusted[-1])
-    out["like_batch_kept"] = _like(out["attn"], trusted[:, None])
+    out["like_training_mode"] = like(out["attn"], in_training)
+    out["like_last_layer"] = like(out["attn"], trusted[-1])
+    out["like_batch_kept"] = like(out["attn"], trusted[:, None])
     out["tokens_like_split"] = np.array(list(out["tokens"]) == TEXT.split())
     out["tokens_without_specials"] = np.array(list(out["tokens"]) == trusted_tokens[1:-1])
     out["like_notebook_model"] = like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0])
@@ -296,7 +289,7 @@ def probe_attention_entropy(ns):
     attn[1, 0, 4] = torch.tensor([0.5, 0.0, 0.25, 0.25, 0.0])
     out = {"entropy": caught(lambda: entropy(attn)), "one_map": caught(lambda: entropy(attn[1, 2]))}
     out["finite"] = np.array(out["entropy"].dtype.kind != "f" or bool(np.all(np.isfinite(out["entropy"]))))  # NaN?
-    out["like_log2"] = _like(out["entropy"], trusted_entropy(attn) / math.log(2))
+    out["like_log2"] = like(out["entropy"], trusted_entropy(attn) / math.log(2))
     return out
 
 
@@ -313,11 +306,11 @@ def probe_head_pattern_scores(ns):
     out = {"keys": np.array(sorted(map(str, scores)))}
     out |= {key: caught(lambda key=key: scores[key]) for key in trusted}
     out["one_map"] = caught(lambda: np.stack([to_array(patterns(attn[1, 2])[key]) for key in trusted]))
-    out["previous_like_next"] = _like(out["previous"], trusted["next"])
-    out["future_with_diagonal"] = _like(out["future"], torch.triu(attn).sum(dim=-1).mean(dim=-1))
-    out["cls_like_row_0"] = _like(out["cls"], attn[..., 0, :].mean(dim=-1))
-    out["previous_over_all_queries"] = _like(out["previous"], trusted["previous"] * 5 / 6)
-    out["next_over_all_queries"] = _like(out["next"], trusted["next"] * 5 / 6)
+    out["previous_like_next"] = like(out["previous"], trusted["next"])
+    out["future_with_diagonal"] = like(out["future"], torch.triu(attn).sum(dim=-1).mean(dim=-1))
+    out["cls_like_row_0"] = like(out["cls"], attn[..., 0, :].mean(dim=-1))
+    out["previous_over_all_queries"] = like(out["previous"], trusted["previous"] * 5 / 6)
+    out["next_over_all_queries"] = like(out["next"], trusted["next"] * 5 / 6)
     return out
 
 
@@ -345,13 +338,14 @@ def probe_top_heads(ns):
 # ---------------------------------------------------------------- Part 3: hooks and recomputation
 
 
-def _warmed_up(seed: int, training: bool = False) -> tuple[nn.Module, dict, int]:
-    """A grader's model after one call with output_attentions (the library adds its hooks then), a padded pair
-    batch for it, and the number of hooks it has after that call."""
-    model, encoded = grader_model(seed, training), grader_tokenizer()(*PAIR, padding=True, return_tensors="pt")
+def _warmed_up(seed: int, training: bool = False) -> tuple[nn.Module, object, dict, int]:
+    """A grader's model after one call with output_attentions (the library adds its hooks then), the tokenizer, a
+    padded pair batch for the model, and the number of hooks it has after that call."""
+    model, tokenizer = grader_model(seed, training), grader_tokenizer()
+    encoded = tokenizer(*PAIR, padding=True, return_tensors="pt")
     with torch.no_grad():
         model(**encoded, output_attentions=True, output_hidden_states=True)
-    return model, encoded, count_hooks(model)
+    return model, tokenizer, encoded, count_hooks(model)
 
 
 @probe("capture_qkv")
@@ -360,7 +354,7 @@ def probe_capture_qkv(ns):
     (global generator seeded); clues: the next or previous layer's, the attention block's output (after the
     projection and LayerNorm), the tensors in training mode, the notebook's model."""
     capture = require(ns, "capture_qkv")
-    model, encoded, _ = _warmed_up(60, training=True)
+    model, _, encoded, _ = _warmed_up(60, training=True)
     torch.manual_seed(61)
     try:
         got = capture(model, encoded, 1)
@@ -373,14 +367,14 @@ def probe_capture_qkv(ns):
     torch.manual_seed(61)
     in_training = trusted_capture(model.train(), encoded, 1)
     model.eval()
-    out["like_training_mode"] = _like(out["key"], in_training["key"])
-    out["like_other_layer"] = np.array(any(bool(_like(out["query"], trusted_capture(model, encoded, layer)["query"]))
+    out["like_training_mode"] = like(out["key"], in_training["key"])
+    out["like_other_layer"] = np.array(any(bool(like(out["query"], trusted_capture(model, encoded, layer)["query"]))
                                            for layer in (0, 2)))
-    out["context_like_block_output"] = _like(out["context"], trusted_capture(model, encoded, 1,
+    out["context_like_block_output"] = like(out["context"], trusted_capture(model, encoded, 1,
                                                                              lambda block: block.attention)["context"])
     out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"])
     without_types = {key: value for key, value in encoded.items() if key != "token_type_ids"}
-    out["like_without_token_types"] = _like(out["query"], trusted_capture(model, without_types, 1)["query"])
+    out["like_without_token_types"] = like(out["query"], trusted_capture(model, without_types, 1)["query"])
     return out
 
 
@@ -389,10 +383,10 @@ def probe_capture_qkv_hooks(ns):
     """Hooks left on a warmed-up model (counted against its own count after the library's first
     output_attentions call) by a call that works and by one whose model raises (too long an input)."""
     capture = require(ns, "capture_qkv")
-    model, encoded, baseline = _warmed_up(70)
+    model, tokenizer, encoded, baseline = _warmed_up(70)
     out = {"works": np.array(sorted(map(str, capture(model, encoded, 0))))}  # an error here fails the check
     out["hooks_left"] = np.array(count_hooks(model) - baseline)
-    too_long = grader_tokenizer()(TOO_LONG, return_tensors="pt")
+    too_long = tokenizer(TOO_LONG, return_tensors="pt")
     try:
         capture(model, too_long, 0)
     except Exception:
@@ -419,8 +413,8 @@ def probe_recompute_attention(ns):
            "six_heads": caught(lambda: recompute(q, k, v, 6, mask)[0])}
     for name, mistake in (("full_scale", dict(scale_dim=12)), ("no_transpose", dict(transpose=False)),
                           ("mask_reversed", dict(reverse_mask=True)), ("queries_masked", dict(mask_queries=True))):
-        out[f"like_{name}"] = _like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
-    model, encoded, _ = _warmed_up(90)
+        out[f"like_{name}"] = like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
+    model, _, encoded, _ = _warmed_up(90)
     with torch.no_grad():
         expected = model(**encoded, output_attentions=True).attentions[1]
     captured = trusted_capture(model, encoded, 1)
@@ -446,10 +440,10 @@ def probe_attention_rollout(ns):
     cut = attn * torch.tensor([1.0, 1.0, 1.0, 0.6, 0.3])
     out = {"residual": caught(lambda: rollout(attn)), "plain": caught(lambda: rollout(attn, residual=False)),
            "cut_rows": caught(lambda: rollout(cut)), "one_layer": caught(lambda: rollout(attn[:1]))}
-    out["like_first_on_left"] = _like(out["residual"], trusted_rollout(attn, last_on_left=False))
-    out["like_no_identity"] = _like(out["residual"], trusted_rollout(attn, residual=False))
-    out["like_max_over_heads"] = _like(out["residual"], trusted_rollout(attn, combine="max"))
-    out["cut_like_not_renormalised"] = _like(out["cut_rows"], trusted_rollout(cut, renormalise=False))
+    out["like_first_on_left"] = like(out["residual"], trusted_rollout(attn, last_on_left=False))
+    out["like_no_identity"] = like(out["residual"], trusted_rollout(attn, residual=False))
+    out["like_max_over_heads"] = like(out["residual"], trusted_rollout(attn, combine="max"))
+    out["cut_like_not_renormalised"] = like(out["cut_rows"], trusted_rollout(cut, renormalise=False))
     return out
 
 
@@ -466,5 +460,5 @@ def probe_word_level_attention(ns):
            "single_pieces": caught(lambda: words(attn[:5, :5], [None, 0, 1, 2, None]))}
     for name, kwargs in (("keys_averaged", dict(keys="mean")), ("queries_summed", dict(queries="sum")),
                          ("renormalised", dict(renormalise=True))):
-        out[f"like_{name}"] = _like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))
+        out[f"like_{name}"] = like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))
     return out
