@@ -25,6 +25,15 @@ COURSE_ID = "transformers"
 IGNORED_FILES = (".ipynb_checkpoints", "*.pyc", "__pycache__", "submission_log.json")
 
 
+def course_environment(course: Path, build: Path) -> dict[str, str]:
+    """The environment of a course command on the course directory `course` with its build area `build`: every
+    path this module and Jupyter take from the environment (the Makefile sets the same for the repository)."""
+    return {"COURSE_DIR": str(course), "COURSE_BUILD_DIR": str(build),
+            **{name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
+               ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"),
+               ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"))}}
+
+
 def assignments() -> tuple[str, ...]:
     """The course's assignments: the folders of ASSIGNMENTS_DIR that hold an authoring file, by name."""
     return tuple(sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob(f"*/{AUTHORING_FILE}")))

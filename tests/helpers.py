@@ -33,11 +33,7 @@ def course_env(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> dict[str,
     """The environment of commands run on a scratch course directory `root` of the assignments in `assignments`."""
     build = root / "build"
     build.mkdir(parents=True, exist_ok=True)
-    return {**grading_env(), "COURSE_DIR": str(root), "COURSE_BUILD_DIR": str(build),
-            "COURSE_ASSIGNMENTS_DIR": str(assignments),
-            **{name: str(build / sub) for name, sub in (("JUPYTER_CONFIG_DIR", "jupyter/config"),
-               ("JUPYTER_DATA_DIR", "jupyter/data"), ("JUPYTER_RUNTIME_DIR", "jupyter/runtime"),
-               ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "matplotlib"))}}
+    return {**grading_env(), **paths.course_environment(root, build), "COURSE_ASSIGNMENTS_DIR": str(assignments)}
 
 
 def run(args: list[str], env: dict) -> str:

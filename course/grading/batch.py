@@ -18,21 +18,21 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import re
-import subprocess
 import sys
 import threading
 import time
 import urllib.parse
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+
+from tqdm import tqdm
 
 from course import paths
 from course.grading import gradebook, limits, sandbox
-from course.grading.grade_one import (RECORD_VERSION, REGRADED_ALONE, SANDBOX, STATUSES, new_record, submission_hash,
-                                      write_record)
+from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, STATUSES, failed_child_record, new_record, read_record,
+                                      run_in_child, submission_hash, write_record)
 from course.grading.judge import grade_cells
 from course.grading.untrusted import escaped
 
@@ -65,12 +65,7 @@ def invalid_name_record(assignment: str, student: str, folder_name: str) -> None
 
 
 def load_record(assignment: str, student: str) -> dict | None:
-    path = paths.record_file(assignment, student)
-    try:
-        record = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return record if record.get("version") == RECORD_VERSION else None
+    return read_record(paths.record_file(assignment, student))
 
 
 def is_current(assignment: str, student: str) -> bool:
@@ -92,21 +87,11 @@ def grade_in_child(assignment: str, student: str, jobs: int = 1, alone: bool = F
     grading of a submission that timed out, with nothing else graded beside it (see main).
     """
     start = time.perf_counter()
-    env = {**os.environ, **limits.thread_env(jobs)}
-    command = [sys.executable, "-m", "course.grading.grade_one", assignment, student, *(["--alone"] if alone else [])]
-    try:
-        code = subprocess.run(command, cwd=paths.ROOT, env=env, timeout=limits.step_timeout(),
-                              preexec_fn=sandbox.die_with_parent).returncode
-    except subprocess.TimeoutExpired:
-        code = None
+    code = run_in_child(assignment, student, {**os.environ, **limits.thread_env(jobs)}, limits.step_timeout(), alone)
     if STOPPING.is_set() or (code is not None and code < 0):
         return None
     if code != 0 or load_record(assignment, student) is None:
-        record = new_record(assignment, student, paths.submission_dir(student, assignment))
-        record.status = "crashed" if code is not None else "timeout"
-        record.messages = ["grading stopped before it finished; the instructor has been told."]
-        record.flags += [REGRADED_ALONE] if alone else []
-        write_record(record)
+        write_record(failed_child_record(assignment, student, paths.submission_dir(student, assignment), code, alone))
     return time.perf_counter() - start
 
 
@@ -116,22 +101,57 @@ def needs_grading_alone(assignment: str, student: str) -> bool:
     return record is not None and record["status"] == "timeout" and REGRADED_ALONE not in record["flags"]
 
 
-def grade_all(submissions: list[tuple[str, str]], jobs: int, alone: bool = False) -> None:
-    """Grade each (assignment, student), `jobs` at a time; prints one line per submission. Ctrl-C starts no further
-    gradings."""
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {(assignment, student): pool.submit(grade_in_child, assignment, student, jobs, alone)
-                   for assignment, student in submissions}
-        try:
-            for (assignment, student), future in futures.items():
-                seconds = future.result()
-                print(f"{assignment}/{student}: " + (
-                    f"graded in {seconds:.1f} s" if seconds is not None else
-                    "grading was stopped from outside; it will be graded next time"), flush=True)
-        except KeyboardInterrupt:
-            STOPPING.set()
-            pool.shutdown(cancel_futures=True)
-            raise
+class LocalPool:
+    """Each submission graded by a child process on this machine, `jobs` at once (the default pool)."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self.executor = ThreadPoolExecutor(max_workers=jobs)
+
+    def submit(self, assignment: str, student: str, alone: bool = False) -> Future:
+        return self.executor.submit(grade_in_child, assignment, student, 1 if alone else self.jobs, alone)
+
+    @staticmethod
+    def finish(future: Future) -> float | None:
+        """The seconds a finished grading took (its child wrote the record), or None if it was stopped from outside."""
+        return future.result()
+
+    as_completed = staticmethod(as_completed)
+
+    def workers(self) -> int:
+        return self.jobs
+
+    def close(self) -> None:
+        STOPPING.set()
+        self.executor.shutdown(cancel_futures=True)
+
+
+def grade_all(pool, submissions: list[tuple[str, str]], alone: bool = False, quiet: bool = False) -> None:
+    """Grade each (assignment, student) on `pool` (LocalPool or cluster.ClusterPool), as many at once as it has
+    workers (one at a time if `alone`); prints one line per submission as it finishes, under a progress bar (none if
+    `quiet`) that shows done/total, the time left and the statuses so far. Ctrl-C starts no further gradings."""
+    statuses: Counter = Counter()
+    with tqdm(total=len(submissions), desc="grading", unit="submission", disable=quiet or not submissions,
+              dynamic_ncols=True) as bar:
+        waiting = list(submissions)
+        running = {}
+        while waiting or running:
+            while waiting and len(running) < (1 if alone else pool.workers()):
+                assignment, student = waiting.pop(0)
+                running[pool.submit(assignment, student, alone)] = (assignment, student)
+            future = next(iter(pool.as_completed(running)))
+            assignment, student = running.pop(future)
+            seconds = pool.finish(future)
+            record = load_record(assignment, student) if seconds is not None else None
+            if record:
+                statuses[record["status"]] += 1
+                line = (f"{assignment}/{student}: {record['status']}, {sum(record['points'].values())}/"
+                        f"{sum(record['max_points'].values())} points, graded in {seconds:.1f} s")
+            else:
+                line = f"{assignment}/{student}: grading was stopped from outside; it will be graded next time"
+            bar.write(line, file=sys.stdout)
+            bar.set_postfix_str(", ".join(f"{status} {n}" for status, n in sorted(statuses.items())), refresh=False)
+            bar.update()
 
 
 STATUS_MEANING = {  # what each status tells the student
@@ -231,11 +251,15 @@ def main() -> None:
     parser.add_argument("--student", action="append", help="grade only this student (repeatable)")
     parser.add_argument("--jobs", type=int, default=limits.default_jobs(),
                         help="submissions graded at once (default: COURSE_JOBS, or one per core)")
+    parser.add_argument("--cluster", default=os.environ.get("COURSE_SCHEDULER"), metavar="ADDRESS",
+                        help="grade on the Dask scheduler at ADDRESS (default: COURSE_SCHEDULER), or on a LocalCluster "
+                             "of --jobs worker processes with 'local'; without it, child processes on this machine")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (for logs): one line per submission")
     args = parser.parse_args()
     if SANDBOX == "none":
         print("WARNING: COURSE_SANDBOX=none: student code runs WITHOUT isolation (no network or file jail).",
               file=sys.stderr)
-    elif not sandbox.bubblewrap():
+    elif not (args.cluster or sandbox.bubblewrap()):  # on a cluster, each worker checks it has bubblewrap
         sys.exit("bubblewrap (bwrap) is not installed, so student code cannot be isolated. Run "
                  "`make sandbox-tools` (apt-get install bubblewrap), or, on a machine that cannot run it, "
                  "set COURSE_SANDBOX=none to grade without isolation.")
@@ -246,20 +270,32 @@ def main() -> None:
     selected = {assignment: selected_students(names[assignment], args.student) for assignment in assignments}
     to_grade = [(assignment, student) for assignment in assignments
                 for student in needing_grades(assignment, selected[assignment], args.regrade)]
+    pool = open_pool(args.cluster, args.jobs)
     try:
-        grade_all(to_grade, args.jobs)
+        grade_all(pool, to_grade, quiet=args.quiet)
         # A busy machine must not cost a correct submission its points: each timeout is graded again,
         # alone (nothing else graded beside it, all the cores), and that second verdict stands.
         again = [(assignment, student) for assignment in assignments for student, folder_name in
                  selected[assignment].items() if student == folder_name and needs_grading_alone(assignment, student)]
         for assignment, student in again:
             print(f"{assignment}/{student}: ran past a time limit; grading it again, alone")
-        grade_all(again, 1, alone=True)
+        grade_all(pool, again, alone=True, quiet=args.quiet)
     except KeyboardInterrupt:
         sys.exit("interrupted: the submissions graded so far are kept; run the same command again to grade the rest")
+    finally:
+        pool.close()
     for assignment in assignments:
         records, _ = merge(assignment, list(names[assignment]))
         print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/grades.csv and report.md")
+
+
+def open_pool(cluster: str | None, jobs: int):
+    """Where submissions are graded: child processes here (LocalPool), or the Dask cluster at `cluster`."""
+    if not cluster:
+        return LocalPool(jobs)
+    from course.grading.cluster import ClusterPool  # Dask is imported only when a cluster grades
+
+    return ClusterPool(cluster, jobs)
 
 
 def selected_students(names: dict[str, str], only: list[str] | None) -> dict[str, str]:

@@ -31,6 +31,7 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -144,16 +145,25 @@ def validate(folder: Path, assignment: str) -> str | None:
     return None
 
 
+def invalid_record(assignment: str, student: str, folder: Path) -> Record | None:
+    """The 'invalid' record of a submission that cannot be graded at all (see `validate`), or None."""
+    problem = validate(folder, assignment)
+    if problem is None:
+        return None
+    record = new_record(assignment, student, folder)
+    record.status, record.messages = "invalid", [problem]
+    return record
+
+
 def grade_one(assignment: str, student: str) -> Record:
     """Grade submitted/<student>/<assignment>/ and return its record."""
     folder = paths.submission_dir(student, assignment)
     work = paths.BUILD / "grading" / assignment / student
     work.mkdir(parents=True, exist_ok=True)
+    invalid = invalid_record(assignment, student, folder)
+    if invalid:
+        return invalid
     record = new_record(assignment, student, folder)
-    problem = validate(folder, assignment)
-    if problem:
-        record.status, record.messages = "invalid", [problem]
-        return record
     repair_notes = repair(nbformat.read(folder / f"{assignment}.ipynb", as_version=4),
                           nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
     if repair_notes:
@@ -345,12 +355,43 @@ def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> None:
         set_status(record, "forged")
 
 
-def write_record(record: Record) -> Path:
-    """Write the record atomically: a reader never sees half a record."""
-    path = paths.record_file(record.assignment, record.student)
+def run_in_child(assignment: str, student: str, env: dict[str, str], timeout: float, alone: bool = False) -> int | None:
+    """grade_one in a child process that dies with its parent (its output line left out: the batch prints its own);
+    its exit code (negative: stopped by a signal), or None if it ran past `timeout` (the step limit)."""
+    command = [sys.executable, "-m", "course.grading.grade_one", assignment, student, *(["--alone"] if alone else [])]
+    try:
+        return subprocess.run(command, cwd=paths.ROOT, env=env, timeout=timeout, preexec_fn=sandbox.die_with_parent,
+                              stdout=subprocess.DEVNULL).returncode
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def failed_child_record(assignment: str, student: str, folder: Path, code: int | None, alone: bool) -> Record:
+    """The record of a grading child that failed (`code` != 0) or ran past the step limit (`code` None) on the
+    submission in `folder`."""
+    record = new_record(assignment, student, folder)
+    record.status = "crashed" if code is not None else "timeout"
+    record.messages = ["grading stopped before it finished; the instructor has been told."]
+    record.flags += [REGRADED_ALONE] if alone else []
+    return record
+
+
+def read_record(path: Path) -> dict | None:
+    """A record written by `write_record` (None if there is none, or it is of another version)."""
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return record if record.get("version") == RECORD_VERSION else None
+
+
+def write_record(record: Record | dict) -> Path:
+    """Write the record (a Record or its dict) atomically: a reader never sees half a record."""
+    data = asdict(record) if isinstance(record, Record) else record
+    path = paths.record_file(data["assignment"], data["student"])
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".json.partial")
-    partial.write_text(json.dumps(asdict(record), indent=1, sort_keys=True))
+    partial.write_text(json.dumps(data, indent=1, sort_keys=True))
     os.replace(partial, path)
     return path
 

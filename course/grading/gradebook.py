@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import datetime
 import sqlite3
+import tempfile
+import warnings
 from contextlib import closing
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+from sqlalchemy.exc import SAWarning
 
 from course import paths
 
@@ -26,11 +29,7 @@ def store_points(assignment: str, student: str, points: dict[str, int]) -> None:
     and the judge's points must still show everywhere.
     """
     with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
-        gb.update_or_create_student(student)
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            submission = gb.add_submission(assignment, student)
+        submission = _submission(gb, assignment, student)
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 if grade.name in points:
@@ -67,6 +66,84 @@ def hand_scores(assignment: str, answer_ids: list[str]) -> dict[str, dict[str, f
                 grade_id: None if grade.manual_score is None and grade.auto_score is None else float(grade.score)
                 for grade_id, grade in grades.items()}
     return scores
+
+
+def without_students() -> bytes:
+    """The gradebook with every assignment and its cells and no student: a private gradebook to grade one submission in.
+
+    A worker that shares no files with the driver grades in a copy of it (course.grading.task).
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / "gradebook.db"
+        with closing(sqlite3.connect(paths.GRADEBOOK)) as source, closing(sqlite3.connect(copy)) as target:
+            source.backup(target)
+        with Gradebook(f"sqlite:///{copy}", paths.COURSE_ID) as gb:
+            for student in [s.id for s in gb.students]:
+                gb.remove_student(student)
+        return copy.read_bytes()
+
+
+def _submission(gb: Gradebook, assignment: str, student: str):
+    """The student's submission of `assignment`, created (with the student) if there is none yet."""
+    gb.update_or_create_student(student)
+    try:
+        return gb.find_submission(assignment, student)
+    except MissingEntry:
+        with warnings.catch_warnings():  # nbgrader's add_submission trips SQLAlchemy's autoflush warnings
+            warnings.simplefilter("ignore", SAWarning)
+            return gb.add_submission(assignment, student)
+
+
+def hand_grades(assignment: str, student: str) -> dict:
+    """What the instructor entered for the student's submission: {"grades": {grade_id: [manual_score, extra_credit]},
+    "comments": {comment_id: manual_comment}} (empty if there is no submission)."""
+    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return {"grades": {}, "comments": {}}
+        notebooks = submission.notebooks
+        return {"grades": {g.name: [g.manual_score, g.extra_credit] for nb in notebooks for g in nb.grades},
+                "comments": {c.name: c.manual_comment for nb in notebooks for c in nb.comments}}
+
+
+def keep_hand_grades(url: str, assignment: str, student: str, hand: dict) -> None:
+    """Put `hand` (from `hand_grades`) into the gradebook at `url`, so that grading there sees what the instructor entered."""
+    with Gradebook(url, paths.COURSE_ID) as gb:
+        submission = _submission(gb, assignment, student)
+        for grade in (g for nb in submission.notebooks for g in nb.grades if g.name in hand["grades"]):
+            grade.manual_score, grade.extra_credit = hand["grades"][grade.name]
+        for comment in (c for nb in submission.notebooks for c in nb.comments if c.name in hand["comments"]):
+            comment.manual_comment = hand["comments"][comment.name]
+        gb.db.commit()
+
+
+def autograder_results(url: str, assignment: str, student: str) -> dict | None:
+    """What nbgrader's autograde stored for the submission in the gradebook at `url`: {"timestamp",
+    "grades": {grade_id: [auto_score, needs_manual_grade]}, "comments": {comment_id: auto_comment}}; None if nothing."""
+    with Gradebook(url, paths.COURSE_ID) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return None
+        notebooks = submission.notebooks
+        return {"timestamp": submission.timestamp.isoformat() if submission.timestamp else None,
+                "grades": {g.name: [g.auto_score, g.needs_manual_grade] for nb in notebooks for g in nb.grades},
+                "comments": {c.name: c.auto_comment for nb in notebooks for c in nb.comments}}
+
+
+def store_autograder_results(assignment: str, student: str, results: dict) -> None:
+    """Write `results` (from `autograder_results` on a worker) into the course's gradebook, as nbgrader's autograde
+    would have: the autograder's fields only, never a hand grade."""
+    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
+        submission = _submission(gb, assignment, student)
+        if results["timestamp"]:
+            submission.timestamp = datetime.datetime.fromisoformat(results["timestamp"])
+        for grade in (g for nb in submission.notebooks for g in nb.grades if g.name in results["grades"]):
+            grade.auto_score, grade.needs_manual_grade = results["grades"][grade.name]
+        for comment in (c for nb in submission.notebooks for c in nb.comments if c.name in results["comments"]):
+            comment.auto_comment = results["comments"][comment.name]
+        gb.db.commit()
 
 
 def backup(reason: str, keep: int = 20) -> Path | None:

@@ -30,6 +30,16 @@ JAIL_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONDONTWRITEBY
                   *THREAD_VARIABLES, "COURSE_CELL_TIMEOUT", "COURSE_LONG_CELL_TIMEOUT")
 
 
+# What a driver hands a worker with each task, so that a class graded on a cluster is graded under the driver's limits.
+SETTINGS = ("COURSE_CELL_TIMEOUT", "COURSE_LONG_CELL_TIMEOUT", "COURSE_NOTEBOOK_TIMEOUT", "COURSE_PROBE_TIMEOUT",
+            "COURSE_JUDGE_TIMEOUT", "COURSE_MEMORY_MB", "COURSE_SUBMISSION_MB", "COURSE_MAX_PROCESSES", "COURSE_SANDBOX")
+
+
+def settings() -> dict[str, str]:
+    """The grading settings this process was given (SETTINGS that are set)."""
+    return {name: os.environ[name] for name in SETTINGS if name in os.environ}
+
+
 def default_jobs() -> int:
     """Notebooks run at once: COURSE_JOBS, or one per core."""
     return int(os.environ.get("COURSE_JOBS", os.cpu_count() or 1))

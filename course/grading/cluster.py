@@ -1,0 +1,85 @@
+"""Grading on a Dask cluster: each submission one task, graded on a worker, its result applied by the driver.
+
+    python -m course.grading.batch --cluster tcp://scheduler:8786     (or COURSE_SCHEDULER=tcp://...; --cluster local
+                                                                      starts a LocalCluster of --jobs processes)
+
+Workers get each submission as bytes (course.grading.task) and return the result as data: no shared filesystem,
+and the driver stays the only writer of records, the gradebook, autograded/ and feedback/. A task whose worker dies
+(kill -9, a lost machine) is run again once, elsewhere; if its worker dies again, the submission is recorded as
+'crashed' and the rest of the class is graded.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict
+
+from distributed import Client, Future, LocalCluster, as_completed
+from distributed.scheduler import KilledWorker
+
+from course import paths
+from course.grading import gradebook, limits
+from course.grading.grade_one import invalid_record
+from course.grading.task import Result, UnfitWorker, apply, crashed_worker_record, grade_task, pack
+
+LOCAL = "local"
+
+
+def _retry_once(dask_scheduler) -> None:
+    """(run on the scheduler) A task whose worker dies is run again once; the second death marks it KilledWorker."""
+    dask_scheduler.allowed_failures = 1
+
+
+def grade_on_worker(task) -> Result:
+    """The Dask task: grade `task` on this worker, with the share of the machine's cores that COURSE_JOBS (the
+    gradings its workers run at once; by default one per core) leaves each."""
+    return grade_task(task, limits.default_jobs())
+
+
+class ClusterPool:
+    """Submissions graded as tasks on the Dask scheduler at `address`, or on a LocalCluster of `jobs` processes."""
+
+    def __init__(self, address: str, jobs: int):
+        self.cluster = (LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     env={"COURSE_JOBS": str(jobs)}) if address == LOCAL else None)
+        self.client = Client(self.cluster or address)
+        self.client.run_on_scheduler(_retry_once)
+        self.empty_gradebooks: dict[str, bytes] = {}
+        self.graded: dict[str, tuple[str, str]] = {}  # task key -> (assignment, student)
+
+    def submit(self, assignment: str, student: str, alone: bool = False) -> Future:
+        if assignment not in self.empty_gradebooks:
+            self.empty_gradebooks[assignment] = gradebook.without_students()
+        key = f"grade-{assignment}-{student}-{uuid.uuid4().hex[:8]}"
+        self.graded[key] = (assignment, student)
+        invalid = invalid_record(assignment, student, paths.submission_dir(student, assignment))
+        if invalid:  # nothing to send (it may hold links or special files): its record goes the same way
+            return self.client.submit(Result, asdict(invalid), key=key, pure=False)
+        task = pack(assignment, student, self.empty_gradebooks[assignment], alone)
+        return self.client.submit(grade_on_worker, task, key=key, pure=False)
+
+    def finish(self, future: Future) -> float | None:
+        """Apply a finished task's result; its seconds, or None if there was no verdict (stopped from outside)."""
+        try:
+            result = future.result()
+        except KilledWorker:
+            result = Result(crashed_worker_record(*self.graded[future.key]))
+        except UnfitWorker as error:
+            raise SystemExit(f"a worker refused to grade: {error}") from error
+        if result.record is None:
+            return None
+        apply(result)
+        return result.seconds
+
+    @staticmethod
+    def as_completed(futures):
+        return as_completed(futures)
+
+    def workers(self) -> int:
+        return sum(info["nthreads"] for info in self.client.scheduler_info()["workers"].values())
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster:
+            self.cluster.close()
+

@@ -1,0 +1,169 @@
+"""Grading a class on a Dask cluster (a LocalCluster of 2 worker processes on this machine).
+
+The class of the fixture assignment (three samples and a folder with a link) is graded
+first by the local batch; the cluster must give it the same grades, and keep them
+when a worker is killed mid-batch, when the driver is stopped and started again, and
+when a submission kills the worker that grades it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from bad_submissions import NOTEBOOK, solution_with, write_link_to_solution
+from course import paths
+from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+
+CLASS = ("perfect", "blank", "partial", "linker")
+LIMITS = {"COURSE_CELL_TIMEOUT": "20", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
+# Student code that kills the process grading it (the Dask worker, the parent of grade_one) and counts its runs.
+# Only graded with COURSE_SANDBOX=none: in the sandbox, student code cannot see the worker.
+KILLER = """
+import os, signal
+def _parent(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+with open(ATTEMPTS, "a") as _log:
+    _log.write("ran\\n")
+_pid = os.getpid()
+while _pid > 1 and b"course.grading.grade_one" not in open(f"/proc/{_pid}/cmdline", "rb").read():
+    _pid = _parent(_pid)
+if _pid > 1:
+    os.kill(_parent(_pid), signal.SIGKILL)
+"""
+
+
+def batch(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, *args], cwd=paths.ROOT, env=env,
+                          capture_output=True, text=True)
+
+
+def records(root: Path) -> dict[str, dict]:
+    """Each record of the course at `root`, without its timings."""
+    found = {p.stem: json.loads(p.read_text()) for p in (root / "build" / "results" / ASSIGNMENT).glob("*.json")}
+    return {student: {k: v for k, v in record.items() if k != "seconds"} for student, record in found.items()}
+
+
+def gradebook_rows(root: Path) -> list[tuple[str, str, float]]:
+    """(student, grade_id, score) of every graded cell of every submission in the course's gradebook."""
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", paths.COURSE_ID) as gb:
+        return sorted((s.student.id, g.name, g.score) for s in gb.find_assignment(ASSIGNMENT).submissions
+                      for nb in s.notebooks for g in nb.grades)
+
+
+def graded_class(root: Path) -> dict:
+    """What grading left in the course: records, gradebook scores, feedback, grades.csv."""
+    return {"records": records(root), "gradebook": gradebook_rows(root),
+            "feedback": {s: (root / "feedback" / s / ASSIGNMENT / "feedback.md").read_text() for s in CLASS},
+            "csv": (root / "grades" / ASSIGNMENT / "grades.csv").read_text()}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Iterator[dict]:
+    """The class, graded by the local batch: its root, env and what grading left."""
+    root = tmp_path_factory.mktemp("cluster_course")
+    env = {**course_env(root), **LIMITS}
+    released_course(root, env)
+    run([sys.executable, "-m", "course.samples"], env)
+    with paths_of(root):
+        write_link_to_solution(root / "submitted" / "linker" / ASSIGNMENT)
+    assert batch(env, "--quiet").returncode == 0
+    yield {"root": root, "env": env, "local": graded_class(root)}
+
+
+@pytest.fixture(scope="module")
+def cluster(course) -> Iterator[dict]:
+    """A LocalCluster of 2 worker processes that see the course as a worker machine sees its repository."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={**course["env"], "COURSE_JOBS": "2"}) as local, Client(local) as client:
+        yield {"client": client, "env": {**course["env"], "COURSE_SCHEDULER": local.scheduler_address}}
+
+
+def test_the_cluster_grades_a_class_as_the_local_batch_does_and_shows_its_progress(course):
+    graded = batch(course["env"], "--regrade", "--cluster", "local")
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    assert graded_class(course["root"]) == course["local"]
+    assert "grading: 100%" in graded.stderr and "ok 3" in graded.stderr and "invalid 1" in graded.stderr
+    assert graded.stdout.count(f"{ASSIGNMENT}/perfect: ok, 15/15 points") == 1
+
+
+def worker_pids(client) -> set[int]:
+    return set(client.run(os.getpid).values())
+
+
+def grading_workers(pids: set[int]) -> set[int]:
+    """Those of the processes `pids` that run grade_one now."""
+    found = subprocess.run(["pgrep", "-f", "course.grading.grade_one"], capture_output=True, text=True).stdout.split()
+    parents = set()
+    for pid in found:
+        try:
+            parents.add(int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]))
+        except OSError:  # it has finished since
+            pass
+    return parents & pids
+
+
+def test_a_worker_killed_mid_batch_loses_nothing_and_counts_nothing_twice(course, cluster):
+    pids = worker_pids(cluster["client"])
+    driver = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--regrade", "--quiet"],
+                              cwd=paths.ROOT, env=cluster["env"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    deadline = time.monotonic() + 120
+    while not grading_workers(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    victim = min(grading_workers(pids) or pids)
+    os.kill(victim, signal.SIGKILL)
+    output, errors = driver.communicate(timeout=300)
+    assert driver.returncode == 0, errors[-3000:]
+    assert victim not in worker_pids(cluster["client"]), "the worker was not killed"
+    assert graded_class(course["root"]) == course["local"]
+    assert sorted(line.split(":")[0] for line in output.splitlines() if " points, graded in " in line) == \
+        sorted(f"{ASSIGNMENT}/{student}" for student in CLASS), "each submission reported once"
+    cluster["client"].wait_for_workers(2, timeout=60)
+
+
+def test_a_stopped_driver_resumes_where_it_stopped(course, cluster):
+    results = course["root"] / "build" / "results" / ASSIGNMENT
+    for student in ("perfect", "blank"):
+        (results / f"{student}.json").unlink()
+    driver = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--quiet"], cwd=paths.ROOT,
+                              env=cluster["env"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(results.glob("*.json"))) < len(CLASS) - 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    driver.kill()
+    driver.wait()
+    done = len(list(results.glob("*.json")))
+    assert done == len(CLASS) - 1, "stopped after one new record, before the last"
+    resumed = batch(cluster["env"], "--quiet")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert resumed.stdout.count("already graded, unchanged") == done
+    assert graded_class(course["root"]) == course["local"]
+
+
+def test_a_submission_that_kills_its_worker_is_tried_twice_then_recorded_as_crashed(course, cluster, tmp_path):
+    attempts = tmp_path / "attempts.txt"
+    with paths_of(course["root"]):
+        solution_with(f"ATTEMPTS = {str(attempts)!r}\n" + KILLER)(course["root"] / "submitted" / "killer" / ASSIGNMENT)
+    graded = batch({**cluster["env"], "COURSE_SANDBOX": "none"}, "--quiet", "--student", "killer", "--student", "perfect",
+                   "--regrade")
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    assert attempts.read_text() == "ran\nran\n", "run once, and again once after its worker died"
+    killer = records(course["root"])["killer"]
+    assert killer["status"] == "crashed" and "killed-worker" in killer["flags"]
+    assert "stopped the machine's grading process twice" in killer["messages"][0]
+    assert records(course["root"])["perfect"]["points"] == course["local"]["records"]["perfect"]["points"]
+    assert (course["root"] / "submitted" / "killer" / ASSIGNMENT / NOTEBOOK).exists()
+    cluster["client"].wait_for_workers(2, timeout=60)
+
