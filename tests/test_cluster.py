@@ -135,17 +135,17 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_counts_nothing_twice(course
 
 def test_a_stopped_driver_resumes_where_it_stopped(course, cluster):
     results = course["root"] / "build" / "results" / ASSIGNMENT
-    for student in ("perfect", "blank"):
+    for student in ("perfect", "blank", "partial"):  # more than the 2 workers: the last waits for a first to finish
         (results / f"{student}.json").unlink()
     driver = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--quiet"], cwd=paths.ROOT,
                               env=cluster["env"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while len(list(results.glob("*.json"))) < len(CLASS) - 1 and time.monotonic() < deadline:
+    while len(list(results.glob("*.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     driver.kill()
     driver.wait()
     done = len(list(results.glob("*.json")))
-    assert done == len(CLASS) - 1, "stopped after one new record, before the last"
+    assert 2 <= done < len(CLASS), "stopped after a new record, before the last"
     resumed = batch(cluster["env"], "--quiet")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert resumed.stdout.count("already graded, unchanged") == done
