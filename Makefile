@@ -21,7 +21,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades formgrader grader-report bench bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -48,6 +48,10 @@ release: $(STAMP) ## generate release/ from source/ with nbgrader (and record it
 
 samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partly wrong) in submitted/
 	$(PY) -m course.samples $(ASSIGNMENT)
+
+STUDENTS ?= 20
+bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially and on a 2-worker LocalCluster: throughput, speedup, overhead
+	$(PY) scripts/benchmark_grading.py $(ASSIGNMENT) --students $(STUDENTS)
 
 STUDENT ?= blank
 bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and without the sandbox (after make samples)

@@ -13,7 +13,8 @@
 3. nbgrader autograde: the whole notebook in a sandboxed kernel that sees a
    scratch copy of the submission and nothing of the course; each test cell
    then shows the judge's verdict, and nbgrader stores the judge's points in
-   its gradebook (course.grading.nbgrader_hooks); then nbgrader's feedback;
+   its gradebook (course.grading.nbgrader_hooks); then, in the same nbgrader
+   process, nbgrader's feedback;
 4. a result record, build/results/<assignment>/<student>.json, written last
    and atomically, so a record on disk is always a finished grading.
 
@@ -40,7 +41,7 @@ import nbformat
 
 from course import paths
 from course.checks import checks_for
-from course.grading import gradebook, limits, probe, sandbox, untrusted
+from course.grading import gradebook, limits, nbgrader_cli, probe, sandbox, untrusted
 from course.grading.judge import grade_cells
 from course.grading.nbgrader_hooks import VERDICTS_VARIABLE
 from course.grading.repair import repair
@@ -113,9 +114,11 @@ def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None) -> tu
     return outcome.code, outcome.seconds
 
 
-def nbgrader_command(*args: str) -> list[str]:
-    """The venv's nbgrader with `args` (started through course.grading.nbgrader_cli)."""
-    return [sys.executable, "-m", "course.grading.nbgrader_cli", *args, "--log-level=WARN"]
+def nbgrader_command(*args: str, then: tuple[str, ...] = ()) -> list[str]:
+    """The venv's nbgrader with `args`, and then, in the same process, with `then` if it succeeded (started through
+    course.grading.nbgrader_cli)."""
+    return [sys.executable, "-m", "course.grading.nbgrader_cli", *args, "--log-level=WARN",
+            *([nbgrader_cli.THEN, *then, "--log-level=WARN"] if then else [])]
 
 
 def validate(folder: Path, assignment: str) -> str | None:
@@ -195,8 +198,9 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
         options, jail_env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch)
         env.update(jail_env)
     log = work / "autograde.log"
-    code, record.seconds["nbgrader"] = _run(nbgrader_command("autograde", assignment, "--student", student, "--force",
-                                                             *options), limits.NOTEBOOK_TIMEOUT_S, log, env)
+    command = nbgrader_command("autograde", assignment, "--student", student, "--force", *options,
+                               then=("generate_feedback", assignment, "--student", student, "--force"))
+    code, record.seconds["nbgrader"] = _run(command, limits.NOTEBOOK_TIMEOUT_S + limits.FEEDBACK_TIMEOUT_S, log, env)
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
@@ -227,9 +231,6 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
                                    "and were interrupted.")
     if code != 0:  # nbgrader stored no scores: the judge's points go into the gradebook directly
         gradebook.store_points(assignment, student, record.points)
-    else:
-        _run(nbgrader_command("generate_feedback", assignment, "--student", student, "--force"),
-             limits.FEEDBACK_TIMEOUT_S, work / "feedback.log")
     record.gradebook = gradebook.auto_scores(assignment, student)
 
 

@@ -2,15 +2,38 @@
 
 The same application as the venv's `nbgrader` script, but `course` (course/__init__.py) is imported
 before nbgrader, so nbgrader's own processes get the course's import-time savings too: the script
-builds rfc3987_syntax's grammars first, about a second in each run (two runs per graded submission,
-one per released assignment).
+builds rfc3987_syntax's grammars first, about a second in each run.
+
+Several commands joined by `--then` run one after the other in this one process (grading runs
+autograde, then feedback), sparing a second start of Python and nbgrader; a command that fails
+exits, and the commands after it do not run.
 """
 
 from __future__ import annotations
 
 import sys
 
-from nbgrader.apps.nbgraderapp import main
+from nbgrader.apps.nbgraderapp import NbGraderApp
+
+THEN = "--then"
+
+
+def commands(argv: list[str]) -> list[list[str]]:
+    """`argv` split at each THEN."""
+    found = [[]]
+    for arg in argv:
+        if arg == THEN:
+            found.append([])
+        else:
+            found[-1].append(arg)
+    return found
+
+
+def main(argv: list[str]) -> None:
+    for command in commands(argv):
+        NbGraderApp.launch_instance(command)
+        NbGraderApp.instance().reset()  # the next command gets a new application
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(sys.argv[1:])

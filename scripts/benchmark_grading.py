@@ -1,0 +1,110 @@
+"""Grading throughput and overhead on a class of copies of the samples: serially, and on a LocalCluster of 2 workers.
+
+    make bench-grading [ASSIGNMENT=name] [STUDENTS=20]      (default: pretrained_attention, 20 students)
+
+In a scratch course directory: releases the assignment, runs its perfect, partial and blank samples, hands them in
+as STUDENTS students (in turn), then prints
+- each sample notebook executed bare with nbclient (one process each): wall and CPU seconds;
+- the class graded serially (the local batch, --jobs 1) and on a LocalCluster of 2 worker processes (--cluster
+  local --jobs 2): submissions per minute, the speedup, and whether both gave the same grades;
+- grading's CPU per submission against the bare execution's (the overhead ratio), and where grading's time goes
+  (each step's wall seconds, from the records of the serial run).
+Nothing here is a test: it prints figures. Run it on an otherwise idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from course import paths  # noqa: E402
+from course.grading.grade_one import grading_env  # noqa: E402
+
+SAMPLES = ("perfect", "partial", "blank")
+BARE = ("import sys, nbformat, nbclient\n"
+        "nb = nbformat.read(sys.argv[1], as_version=4)\n"
+        "nbclient.NotebookClient(nb, timeout=600, kernel_name='python3', allow_errors=True,\n"
+        "                        resources={'metadata': {'path': sys.argv[2]}}).execute()\n")
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], env: dict, cwd: Path = paths.ROOT) -> tuple[float, float]:
+    """Run `command` to the end; (wall seconds, CPU seconds of it and everything it waited for)."""
+    cpu, start = children_cpu(), time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start, children_cpu() - cpu
+
+
+def records(course: Path, assignment: str) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in (course / "build" / "results" / assignment).glob("*.json")}
+
+
+def without_seconds(found: dict[str, dict]) -> dict[str, dict]:
+    return {student: {k: v for k, v in record.items() if k != "seconds"} for student, record in found.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("assignment", nargs="?", default="pretrained_attention")
+    parser.add_argument("--students", type=int, default=20)
+    args = parser.parse_args()
+    assignment, python = args.assignment, sys.executable
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
+        course = Path(scratch)
+        env = {**grading_env(), **paths.course_environment(course, course / "build"),
+               "COURSE_ASSIGNMENTS_DIR": str(paths.ASSIGNMENTS_DIR)}
+        for module in ("course.build_source", "course.release"):
+            subprocess.run([python, "-m", module, assignment], cwd=paths.ROOT, env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+        subprocess.run([python, "-m", "course.samples", assignment, "--samples", *SAMPLES], cwd=paths.ROOT, env=env,
+                       check=True, stdout=subprocess.DEVNULL)
+        submitted = course / "submitted"
+        print(f"# {assignment}: a class of {args.students} ({', '.join(SAMPLES)} in turn)\n")
+        bare = {}
+        for sample in SAMPLES:
+            folder = course / "bare" / sample
+            shutil.copytree(submitted / sample / assignment, folder)
+            bare[sample] = timed([python, "-c", BARE, str(folder / f"{assignment}.ipynb"), str(folder)], env, folder)
+            print(f"bare nbclient run, {sample:8s} {bare[sample][0]:6.1f} s wall {bare[sample][1]:6.1f} s CPU")
+        for sample in SAMPLES:
+            shutil.rmtree(submitted / sample)
+        students = [f"student{i:02d}" for i in range(1, args.students + 1)]
+        for i, student in enumerate(students):
+            shutil.copytree(course / "bare" / SAMPLES[i % len(SAMPLES)], submitted / student / assignment)
+        bare_cpu = statistics.mean(bare[SAMPLES[i % len(SAMPLES)]][1] for i in range(len(students)))
+
+        batch = [python, "-m", "course.grading.batch", assignment, "--regrade", "--quiet"]
+        serial = timed([*batch, "--jobs", "1"], env)
+        serial_records = records(course, assignment)
+        cluster = timed([*batch, "--cluster", "local", "--jobs", "2"], env)
+        same = without_seconds(records(course, assignment)) == without_seconds(serial_records)
+        n = len(students)
+        print(f"\nserially (local batch, 1 at a time)  {serial[0]:6.1f} s  {60 * n / serial[0]:5.1f} submissions/min")
+        print(f"LocalCluster, 2 worker processes     {cluster[0]:6.1f} s  {60 * n / cluster[0]:5.1f} submissions/min")
+        print(f"speedup {serial[0] / cluster[0]:.2f}x (target 1.8x); same grades: {'yes' if same else 'NO'}")
+        print(f"\nCPU per submission: grading {serial[1] / n:.1f} s, bare nbclient run {bare_cpu:.1f} s: "
+              f"overhead ratio {serial[1] / n / bare_cpu:.2f}x (target at most 1.3x)")
+        steps = {step: statistics.mean(r["seconds"].get(step, 0.0) for r in serial_records.values())
+                 for step in ("nbgrader", "probe", "judge")}
+        rest = serial[0] / n - sum(steps.values())
+        print("where grading's wall time goes, per submission (serial run): " +
+              ", ".join(f"{step} {seconds:.1f} s" for step, seconds in steps.items()) +
+              f", the rest (grade_one's own process, the batch) {rest:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
