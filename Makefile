@@ -60,14 +60,14 @@ bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and witho
 sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
-browser-tools: ## install headless Chromium and chromedriver (the formgrader browser test) if they are missing
+browser-tools: ## install headless Chromium and chromedriver (the browser tests: formgrader, class report) if they are missing
 	@{ command -v chromium && command -v chromedriver; } >/dev/null || \
 	  { apt-get update -qq && apt-get install -y -qq chromium chromium-driver; }
 
 autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandboxed probe, judge, nbgrader
 	$(PY) -m course.grading.batch $(ASSIGNMENT)
 
-report: $(STAMP) ## print the grades report of each assignment
+report: $(STAMP) ## print the class report of each assignment (with plots: grades/<assignment>/report.html, grades/index.html)
 	@cat grades/$(or $(ASSIGNMENT),*)/report.md
 
 grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrader -> grades/final_grades.csv, feedback again

@@ -83,6 +83,11 @@ def grades_dir(assignment: str) -> Path:
     return COURSE / "grades" / assignment
 
 
+def final_grades_file() -> Path:
+    """The course-wide final grades (course.grading.final_grades)."""
+    return COURSE / "grades" / "final_grades.csv"
+
+
 def feedback_dir(student: str, assignment: str) -> Path:
     return COURSE / "feedback" / student / assignment
 

@@ -1,4 +1,5 @@
-"""The fixture course: a scratch course directory of the fixture assignment, released once per test session."""
+"""Shared fixtures: the fixture course (a scratch course directory of the fixture assignment, released once per test
+session), and a headless Chromium driven by selenium."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import course_env, paths_of, released_course
+from helpers import CHROMEDRIVER, CHROMIUM, course_env, paths_of, released_course
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +24,21 @@ def on_fixture(fixture_release) -> Iterator[Path]:
     """Point this process's course.paths at the fixture release for one test module."""
     with paths_of(fixture_release):
         yield fixture_release
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """A headless Chromium (selenium's WebDriver); tests that use it are marked `needs_browser`."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(20)
+    try:
+        yield driver
+    finally:
+        driver.quit()

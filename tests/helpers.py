@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +22,10 @@ from course.probes import execute_program, graded_program
 from course.reference import solution_outputs
 
 __all__ = ["ASSIGNMENT", "FIXTURE_ASSIGNMENTS"]  # the machinery's tests grade the fixture assignment
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")  # the `browser` fixture's (conftest)
+needs_browser = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                   reason="Chromium and chromedriver are not installed (make browser-tools)")
 
 
 def nbgrader(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

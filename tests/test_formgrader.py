@@ -10,7 +10,6 @@ puts them in the course-wide CSV and the student's feedback.
 from __future__ import annotations
 
 import csv
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,11 +22,9 @@ import pytest
 
 from bad_submissions import FULL, cell, hand_in, solution
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+from helpers import ASSIGNMENT, course_env, needs_browser, paths_of, released_course, run
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                reason="Chromium and chromedriver are not installed (make browser-tools)")
+pytestmark = needs_browser
 TAMPERING = ("import numpy as np\n"
              "np.allclose = lambda *args, **kwargs: True  # every assert on np.allclose passes in this kernel\n")
 
@@ -75,23 +72,6 @@ def server(tmp_path_factory) -> Iterator[dict]:
             process.terminate()
             process.wait(timeout=30)
             log.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(20)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def page_text(browser, url: str) -> str:

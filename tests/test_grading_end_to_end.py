@@ -30,6 +30,7 @@ from course.grading import limits
 from course.grading.batch import STATUS_MEANING
 from course.grading.grade_one import nbgrader_command, submission_hash
 from course.grading.nbgrader_hooks import REFUSAL
+from course.grading.untrusted import escaped
 from course.parts import part
 from course.samples import apply_edits, sample_notebook
 from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
@@ -170,13 +171,18 @@ def test_feedback_explains_lost_points_and_agrees_with_the_html(course):
     assert "CheckFailed: normalize" in html, "the judge's verdict is in its test cell"
 
 
-def test_report_lists_every_student(course):
+def test_report_counts_the_statuses_and_lists_each_submission_that_needs_attention(course):
     report = (course["root"] / "grades" / ASSIGNMENT / "report.md").read_text()
-    assert all(f"| {name} | ok |" in report for name in ("blank", "partial", "perfect"))
-    assert "%FF%FEodd%20name | invalid" in report
+    assert f"{len(GOOD) + len(CASES)} submissions graded" in report
     line = next(line for line in report.splitlines() if line.startswith("Statuses: "))
     counted = {status: int(n) for status, n in (item.split() for item in line.removeprefix("Statuses: ").split(", "))}
     assert counted == Counter(case.status for case in CASES) + Counter(ok=len(GOOD))
+    attention = [r for r in course["records"].values() if r["status"] != "ok" or r["flags"]]
+    assert all(f"| {escaped(r['student'])} | {r['status']} |" in report for r in attention)
+    assert "| %FF%FEodd%20name | invalid |" in report
+    assert "| perfect |" not in report.split("## Needs attention")[1].split("\n## ")[0], "nothing wrong with it"
+    assert (course["root"] / "grades" / ASSIGNMENT / "report.html").exists()
+    assert f'href="{ASSIGNMENT}/report.html"' in (course["root"] / "grades" / "index.html").read_text()
 
 
 def test_grading_again_skips_unchanged_submissions_and_changes_nothing(course):

@@ -30,9 +30,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from tqdm import tqdm
 
 from course import paths
-from course.grading import gradebook, limits, sandbox
-from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, STATUSES, failed_child_record, new_record, read_record,
-                                      run_in_child, submission_hash, write_record)
+from course.grading import class_report, gradebook, limits, sandbox
+from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, failed_child_record, new_record, read_record, run_in_child,
+                                      submission_hash, write_record)
 from course.grading.judge import grade_cells
 from course.grading.untrusted import escaped
 
@@ -196,13 +196,15 @@ def gradebook_total(record: dict) -> str:
 
 
 def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict[str, float | None]]]:
-    """Write grades.csv, report.md and each student's feedback.md from the records and the gradebook's hand grades.
+    """Write grades.csv, each student's feedback.md, the class report (report.md, report.html) and the course page,
+    from the records and the gradebook's hand grades.
 
     Returns the records and the hand grades (student -> written answer -> points, None if not graded yet).
     """
     records = [r for r in (load_record(assignment, s) for s in names) if r is not None]
-    check_ids, answer_ids = (list(points) for points in grade_cells(assignment))
-    hand = gradebook.hand_scores(assignment, answer_ids)
+    check_points, answer_points = grade_cells(assignment)
+    check_ids = list(check_points)
+    hand = gradebook.hand_scores(assignment, list(answer_points))
     out = paths.grades_dir(assignment)
     out.mkdir(parents=True, exist_ok=True)
     with (out / "grades.csv").open("w", newline="") as f:
@@ -218,30 +220,9 @@ def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict
         folder = paths.feedback_dir(r["student"], assignment)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "feedback.md").write_text(feedback_text(r, check_ids, hand.get(r["student"], {})))
-    (out / "report.md").write_text(report_text(assignment, records, check_ids))
+    class_report.write_reports(class_report.summarize(assignment, records, check_points, hand))
+    class_report.write_course_page()
     return records, hand
-
-
-def report_text(assignment: str, records: list[dict], check_ids: list[str]) -> str:
-    """The instructor's summary: one line per student, pass rate per check, what needs attention."""
-    lines = [f"# Grades report: {assignment}", "", f"{len(records)} submissions graded.", "",
-             "| student | status | judge | gradebook | flags | seconds |", "|---|---|---|---|---|---|"]
-    for r in records:
-        seconds = sum(r["seconds"].values())
-        lines.append(f"| {escaped(r['student'])} | {r['status']} | {sum(r['points'].values())}/"
-                     f"{sum(r['max_points'].values())} | {gradebook_total(r) or '-'} | {', '.join(r['flags']) or '-'} "
-                     f"| {seconds:.0f} |")
-    lines += ["", "| check | passed by |", "|---|---|"]
-    for check_id in check_ids:
-        passed = sum(1 for r in records if r["judge"].get(check_id, {}).get("passed"))
-        lines.append(f"| {check_id} | {passed}/{len(records)} |")
-    attention = [escaped(r["student"]) for r in records if r["status"] != "ok"]
-    statuses = Counter(r["status"] for r in records)
-    lines += ["", "Statuses: " + ", ".join(f"{status} {statuses[status]}" for status in STATUSES if statuses[status]),
-              "", f"Needs attention: {', '.join(attention) or 'nobody'}.",
-              "Written answers are graded by hand in formgrader (`make formgrader`); `make grades` then writes the "
-              "final grades and the feedback with them."]
-    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -286,7 +267,7 @@ def main() -> None:
         pool.close()
     for assignment in assignments:
         records, _ = merge(assignment, list(names[assignment]))
-        print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/grades.csv and report.md")
+        print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/: grades.csv, report.md, report.html")
 
 
 def open_pool(cluster: str | None, jobs: int):

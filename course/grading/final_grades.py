@@ -3,11 +3,12 @@
     python -m course.grading.final_grades [ASSIGNMENT ...]      (make grades)
 
 For each assignment (all of them by default): backs up the gradebook, rewrites
-grades.csv, report.md and every feedback.md with the hand grades formgrader
-holds, and regenerates nbgrader's feedback HTML (which reads the gradebook).
-Then writes grades/final_grades.csv, one row per student, ready for an LMS:
-points per assignment (autograded + by hand), the total, and the written
-answers still to grade; and says how many written answers are not graded yet.
+grades.csv, the class report and every feedback.md with the hand grades
+formgrader holds, and regenerates nbgrader's feedback HTML (which reads the
+gradebook). Then writes grades/final_grades.csv, one row per student, ready for
+an LMS: points per assignment (autograded + by hand), the total, and the
+written answers still to grade; links it from the course page,
+grades/index.html; and says how many written answers are not graded yet.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ import csv
 import subprocess
 
 from course import paths
-from course.grading import gradebook
+from course.grading import class_report, gradebook
 from course.grading.batch import hand_summary, merge, students
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.grading.judge import grade_cells
-
-FINAL_CSV = "final_grades.csv"
-
 
 def assignment_grades(assignment: str) -> dict[str, tuple[float, float, int]]:
     """student -> (points, maximum, written answers not graded yet) in `assignment`, with fresh feedback."""
@@ -46,7 +44,7 @@ def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, in
     everyone = sorted({student for grades in by_assignment.values() for student in grades})
     maxima = {a: sum(sum(points.values()) for points in grade_cells(a)) for a in by_assignment}
     pending_students, pending_answers = [], 0
-    path = paths.COURSE / "grades" / FINAL_CSV
+    path = paths.final_grades_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
@@ -69,8 +67,10 @@ def main() -> None:
     gradebook.backup("final-grades")
     by_assignment = {assignment: assignment_grades(assignment) for assignment in assignments}
     pending_answers, pending_students = write_final_grades(by_assignment)
-    print(f"wrote {paths.COURSE / 'grades' / FINAL_CSV}: {sum(len(g) for g in by_assignment.values())} graded "
-          f"submissions of {len({s for g in by_assignment.values() for s in g})} students")
+    course_page = class_report.write_course_page()
+    print(f"wrote {paths.final_grades_file()}: {sum(len(g) for g in by_assignment.values())} graded "
+          f"submissions of {len({s for g in by_assignment.values() for s in g})} students; the course page, "
+          f"{course_page}, links it and every assignment's report")
     if pending_students:
         print(f"{pending_answers} written answers are not graded yet, of {len(pending_students)} "
               f"students ({', '.join(pending_students[:10])}{', ...' if len(pending_students) > 10 else ''}): "
