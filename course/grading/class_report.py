@@ -106,7 +106,7 @@ class ClassSummary:
 
 def step_limits() -> dict[str, int]:
     """Each grading step's time limit in seconds (course.grading.limits), in grading order; the probe's is per run."""
-    return {"probe": limits.PROBE_TIMEOUT_S, "judge": limits.JUDGE_TIMEOUT_S, "nbgrader": limits.NOTEBOOK_TIMEOUT_S}
+    return {"probe": limits.PROBE_TIMEOUT_S, "judge": limits.JUDGE_TIMEOUT_S, "nbgrader": limits.NBGRADER_TIMEOUT_S}
 
 
 def summarize(assignment: str, records: list[dict], check_points: dict[str, int],

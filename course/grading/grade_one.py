@@ -200,7 +200,7 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     log = work / "autograde.log"
     command = nbgrader_command("autograde", assignment, "--student", student, "--force", *options,
                                then=("generate_feedback", assignment, "--student", student, "--force"))
-    code, record.seconds["nbgrader"] = _run(command, limits.NOTEBOOK_TIMEOUT_S + limits.FEEDBACK_TIMEOUT_S, log, env)
+    code, record.seconds["nbgrader"] = _run(command, limits.NBGRADER_TIMEOUT_S, log, env)
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)
     if code is None:

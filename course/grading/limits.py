@@ -19,6 +19,7 @@ NOTEBOOK_TIMEOUT_S = int(os.environ.get("COURSE_NOTEBOOK_TIMEOUT", "900"))
 PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
 JUDGE_TIMEOUT_S = int(os.environ.get("COURSE_JUDGE_TIMEOUT", "120"))
 FEEDBACK_TIMEOUT_S = 300
+NBGRADER_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + FEEDBACK_TIMEOUT_S  # the nbgrader step: autograde, then feedback
 MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
 SUBMISSION_MB = int(os.environ.get("COURSE_SUBMISSION_MB", "50"))  # all files a student hands in
 MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
@@ -68,4 +69,4 @@ def cell_timeout(cell: nbformat.NotebookNode) -> int:
 
 def step_timeout() -> int:
     """The longest one submission's grading may take before the batch gives up on it."""
-    return NOTEBOOK_TIMEOUT_S + FEEDBACK_TIMEOUT_S + PROBE_ATTEMPTS * PROBE_TIMEOUT_S + JUDGE_TIMEOUT_S + 60
+    return NBGRADER_TIMEOUT_S + PROBE_ATTEMPTS * PROBE_TIMEOUT_S + JUDGE_TIMEOUT_S + 60
