@@ -205,7 +205,7 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
         shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
         set_status(record, "timeout")
-        record.messages.append(f"Your notebook did not finish within {limits.NOTEBOOK_TIMEOUT_S} s under nbgrader, "
+        record.messages.append(f"Your notebook did not finish within {limits.NBGRADER_TIMEOUT_S} s under nbgrader, "
                                "so nbgrader could not run it to the end; the checks judged your code on their own.")
     elif code != 0:
         record.flags.append("nbgrader-failed")
