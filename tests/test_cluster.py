@@ -156,8 +156,8 @@ def test_a_submission_that_kills_its_worker_is_tried_twice_then_recorded_as_cras
     attempts = tmp_path / "attempts.txt"
     with paths_of(course["root"]):
         solution_with(f"ATTEMPTS = {str(attempts)!r}\n" + KILLER)(course["root"] / "submitted" / "killer" / ASSIGNMENT)
-    graded = batch({**cluster["env"], "COURSE_SANDBOX": "none"}, "--quiet", "--student", "killer", "--student", "perfect",
-                   "--regrade")
+    graded = batch({**cluster["env"], "COURSE_SANDBOX": "none"}, "--quiet", "--regrade",
+                   "--student", "killer", "--student", "perfect")
     assert graded.returncode == 0, graded.stderr[-3000:]
     assert attempts.read_text() == "ran\nran\n", "run once, and again once after its worker died"
     killer = records(course["root"])["killer"]

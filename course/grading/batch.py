@@ -1,6 +1,7 @@
 """Grade a class: one grading step per submission, then one merge per assignment.
 
-    python -m course.grading.batch [ASSIGNMENT ...] [--regrade] [--student S ...] [--jobs N]   (default: every assignment)
+    python -m course.grading.batch [ASSIGNMENT ...] [--regrade] [--student S ...] [--jobs N] [--cluster ADDRESS] [--quiet]
+                                                                                            (default: every assignment)
 
 Each submission in submitted/ is graded in its own child process
 (course.grading.grade_one), so one submission cannot take the batch down;
@@ -31,8 +32,8 @@ from tqdm import tqdm
 
 from course import paths
 from course.grading import class_report, gradebook, limits, sandbox
-from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, failed_child_record, new_record, read_record, run_in_child,
-                                      submission_hash, write_record)
+from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, failed_child_record, new_record, read_record,
+                                      run_in_child, submission_hash, write_record)
 from course.grading.judge import grade_cells
 from course.grading.untrusted import escaped
 
@@ -148,7 +149,8 @@ def grade_all(pool, submissions: list[tuple[str, str]], alone: bool = False, qui
                 line = (f"{assignment}/{student}: {record['status']}, {sum(record['points'].values())}/"
                         f"{sum(record['max_points'].values())} points, graded in {seconds:.1f} s")
             else:
-                line = f"{assignment}/{student}: grading was stopped from outside; it will be graded next time"
+                line = (f"{assignment}/{student}: not graded (stopped from outside, or its worker failed); it will be "
+                        "graded next time")
             bar.write(line, file=sys.stdout)
             bar.set_postfix_str(", ".join(f"{status} {n}" for status, n in sorted(statuses.items())), refresh=False)
             bar.update()

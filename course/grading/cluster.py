@@ -11,6 +11,7 @@ and the driver stays the only writer of records, the gradebook, autograded/ and 
 
 from __future__ import annotations
 
+import sys
 import uuid
 from dataclasses import asdict
 
@@ -59,13 +60,18 @@ class ClusterPool:
         return self.client.submit(grade_on_worker, task, key=key, pure=False)
 
     def finish(self, future: Future) -> float | None:
-        """Apply a finished task's result; its seconds, or None if there was no verdict (stopped from outside)."""
+        """Apply a finished task's result; its seconds, or None if there is no verdict (stopped from outside, or the
+        worker failed: the submission is graded next time)."""
         try:
             result = future.result()
         except KilledWorker:
             result = Result(crashed_worker_record(*self.graded[future.key]))
         except UnfitWorker as error:
             raise SystemExit(f"a worker refused to grade: {error}") from error
+        except Exception as error:  # the worker failed, not the submission (a full disk, a lost connection)
+            print(f"{'/'.join(self.graded[future.key])}: the worker failed ({type(error).__name__}: {error})",
+                  file=sys.stderr)
+            return None
         if result.record is None:
             return None
         apply(result)

@@ -108,7 +108,7 @@ def hand_grades(assignment: str, student: str) -> dict:
 
 
 def keep_hand_grades(url: str, assignment: str, student: str, hand: dict) -> None:
-    """Put `hand` (from `hand_grades`) into the gradebook at `url`, so that grading there sees what the instructor entered."""
+    """Put `hand` (from `hand_grades`) into the gradebook at `url`: grading there sees what the instructor entered."""
     with Gradebook(url, paths.COURSE_ID) as gb:
         submission = _submission(gb, assignment, student)
         for grade in (g for nb in submission.notebooks for g in nb.grades if g.name in hand["grades"]):

@@ -33,7 +33,8 @@ JAIL_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONDONTWRITEBY
 
 # What a driver hands a worker with each task, so that a class graded on a cluster is graded under the driver's limits.
 SETTINGS = ("COURSE_CELL_TIMEOUT", "COURSE_LONG_CELL_TIMEOUT", "COURSE_NOTEBOOK_TIMEOUT", "COURSE_PROBE_TIMEOUT",
-            "COURSE_JUDGE_TIMEOUT", "COURSE_MEMORY_MB", "COURSE_SUBMISSION_MB", "COURSE_MAX_PROCESSES", "COURSE_SANDBOX")
+            "COURSE_JUDGE_TIMEOUT", "COURSE_MEMORY_MB", "COURSE_SUBMISSION_MB", "COURSE_MAX_PROCESSES",
+            "COURSE_SANDBOX")
 
 
 def settings() -> dict[str, str]:
