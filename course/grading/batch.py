@@ -255,7 +255,7 @@ def main() -> None:
                 for student in needing_grades(assignment, selected[assignment], args.regrade)]
     pool = open_pool(args.cluster, args.jobs)
     try:
-        grade_all(pool, to_grade, quiet=args.quiet)
+        grade_all(pool, longest_first(to_grade), quiet=args.quiet)
         # A busy machine must not cost a correct submission its points: each timeout is graded again,
         # alone (nothing else graded beside it, all the cores), and that second verdict stands.
         again = [(assignment, student) for assignment in assignments for student, folder_name in
@@ -270,6 +270,16 @@ def main() -> None:
     for assignment in assignments:
         records, _ = merge(assignment, list(names[assignment]))
         print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/: grades.csv, report.md, report.html")
+
+
+def longest_first(submissions: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`submissions` with the largest notebooks first: a notebook's size grows with what it ran (outputs, plots), so
+    the long gradings start first and the batch ends on short ones, with no core idle while one long grading finishes."""
+    def size(submission: tuple[str, str]) -> int:
+        assignment, student = submission
+        notebook = paths.submission_dir(student, assignment) / f"{assignment}.ipynb"
+        return notebook.stat().st_size if notebook.is_file() and not notebook.is_symlink() else 0
+    return sorted(submissions, key=size, reverse=True)
 
 
 def open_pool(cluster: str | None, jobs: int):
