@@ -29,12 +29,12 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, IgnorePattern, LimitOutput,
     OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
-from course.grading.nbgrader_hooks import ApplyVerdicts, CourseGraderOnly, RepairStructure  # noqa: E402
+from course.grading.nbgrader_hooks import ApplyVerdicts, CourseGraderOnly, RepairStructure, ReportScores  # noqa: E402
 c.Autograde.exporter_class = CourseGraderOnly
 c.Autograde.sanitize_preprocessors = [ClearOutput, RepairStructure, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
                                       CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, ApplyVerdicts,
-                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata, ReportScores]
 c.OverwriteCells.add_missing_cells = True
 c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True

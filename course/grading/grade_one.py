@@ -41,9 +41,9 @@ import nbformat
 
 from course import paths
 from course.checks import checks_for
-from course.grading import gradebook, limits, nbgrader_cli, probe, sandbox, untrusted
+from course.grading import limits, nbgrader_cli, probe, sandbox, untrusted
 from course.grading.judge import grade_cells
-from course.grading.nbgrader_hooks import VERDICTS_VARIABLE
+from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
 from course.grading.repair import repair
 from course.probes import SKIPPED, graded_program, load_visible_probes
 
@@ -191,7 +191,9 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     """nbgrader autograde in the sandboxed kernel, scored by the judge's `verdicts`; then nbgrader's feedback."""
     assignment, student = record.assignment, record.student
     autograded = paths.COURSE / "autograded" / student / assignment
-    options, env, sockets = [], {VERDICTS_VARIABLE: str(verdicts)}, None
+    scores = work / "scores.json"
+    scores.unlink(missing_ok=True)
+    options, env, sockets = [], {VERDICTS_VARIABLE: str(verdicts), SCORES_VARIABLE: str(scores)}, None
     if SANDBOX != "none":
         scratch = work / "kernel"
         prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
@@ -229,9 +231,13 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
             record.messages.append(f"Under nbgrader, cells {', '.join(timed_out)} ran past their time limit "
                                    f"({limits.CELL_TIMEOUT_S} s, {limits.LONG_CELL_TIMEOUT_S} s for training) "
                                    "and were interrupted.")
-    if code != 0:  # nbgrader stored no scores: the judge's points go into the gradebook directly
+    if code == 0:
+        record.gradebook = json.loads(scores.read_text())
+    else:  # nbgrader stored no scores: the judge's points go into the gradebook directly
+        from course.grading import gradebook  # (nbgrader's API: a second of imports that a normal grading skips)
+
         gradebook.store_points(assignment, student, record.points)
-    record.gradebook = gradebook.auto_scores(assignment, student)
+        record.gradebook = gradebook.auto_scores(assignment, student)
 
 
 def prepare_kernel_folder(submission: Path, assignment: str, scratch: Path) -> None:

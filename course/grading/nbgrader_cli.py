@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import sys
 
-from nbgrader.apps.nbgraderapp import NbGraderApp
-
 THEN = "--then"
+# The grader's autograde gets these (course.grading.nbgrader_hooks): the judge's verdicts to score by, and where to
+# write the scores nbgrader stored.
+VERDICTS_VARIABLE, SCORES_VARIABLE = "COURSE_VERDICTS", "COURSE_SCORES"
 
 
 def commands(argv: list[str]) -> list[list[str]]:
@@ -30,6 +31,8 @@ def commands(argv: list[str]) -> list[list[str]]:
 
 
 def main(argv: list[str]) -> None:
+    from nbgrader.apps.nbgraderapp import NbGraderApp  # here: the grader imports THEN without nbgrader
+
     for command in commands(argv):
         NbGraderApp.launch_instance(command)
         NbGraderApp.instance().reset()  # the next command gets a new application

@@ -25,9 +25,9 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from course import paths
+from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
 from course.grading.repair import repair
 
-VERDICTS_VARIABLE = "COURSE_VERDICTS"
 REFUSAL = ("This course does not autograde inside a notebook kernel: run `make autograde` (each submission is run "
            "in a sandbox and judged outside it), then refresh this page.")
 
@@ -96,4 +96,21 @@ class HoldUngradedAnswers(NbGraderPreprocessor):
                     meta["comment"] = (f"Not graded yet: this answer ({grade.max_score:g} points) is graded by hand; "
                                        "its points are added to your score when it is.")
                     info["max_score"] -= grade.max_score
+        return nb, resources
+
+
+class ReportScores(NbGraderPreprocessor):
+    """After SaveAutoGrades: the gradebook's score of each autograded cell, written as JSON to COURSE_SCORES, for the
+    grader's record (which so reads them back without importing nbgrader itself)."""
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
+        info, target = resources["nbgrader"], os.environ.get(SCORES_VARIABLE)
+        if not target:
+            return nb, resources
+        with Gradebook(info["db_url"]) as gb:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            scores = {grade.name: float(grade.score or 0.0) for grade in notebook.grades
+                      if grade.cell.cell_type == "code"}
+        with open(target, "w") as f:
+            json.dump(scores, f)
         return nb, resources
