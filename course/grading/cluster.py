@@ -21,7 +21,7 @@ from distributed.scheduler import KilledWorker
 from course import paths
 from course.grading import gradebook, limits
 from course.grading.grade_one import invalid_record
-from course.grading.task import Result, UnfitWorker, apply, crashed_worker_record, grade_task, pack
+from course.grading.task import Result, UnfitWorker, apply, crashed_worker_record, fingerprint, grade_task, pack
 
 LOCAL = "local"
 
@@ -45,18 +45,18 @@ class ClusterPool:
                                      env={"COURSE_JOBS": str(jobs)}) if address == LOCAL else None)
         self.client = Client(self.cluster or address)
         self.client.run_on_scheduler(_retry_once)
-        self.empty_gradebooks: dict[str, bytes] = {}
+        self.versions: dict[str, tuple[bytes, str]] = {}  # assignment -> (gradebook without students, fingerprint)
         self.graded: dict[str, tuple[str, str]] = {}  # task key -> (assignment, student)
 
     def submit(self, assignment: str, student: str, alone: bool = False) -> Future:
-        if assignment not in self.empty_gradebooks:
-            self.empty_gradebooks[assignment] = gradebook.without_students()
+        if assignment not in self.versions:
+            self.versions[assignment] = gradebook.without_students(), fingerprint(assignment)
         key = f"grade-{assignment}-{student}-{uuid.uuid4().hex[:8]}"
         self.graded[key] = (assignment, student)
         invalid = invalid_record(assignment, student, paths.submission_dir(student, assignment))
         if invalid:  # nothing to send (it may hold links or special files): its record goes the same way
             return self.client.submit(Result, asdict(invalid), key=key, pure=False)
-        task = pack(assignment, student, self.empty_gradebooks[assignment], alone)
+        task = pack(assignment, student, *self.versions[assignment], alone)
         return self.client.submit(grade_on_worker, task, key=key, pure=False)
 
     def finish(self, future: Future) -> float | None:

@@ -93,11 +93,11 @@ def write_folder(folder: Path, files: dict[str, bytes | None]) -> None:
             path.write_bytes(content)
 
 
-def pack(assignment: str, student: str, empty_gradebook: bytes, alone: bool = False) -> Task:
-    """The task of grading submitted/<student>/<assignment>/ (a validated folder of plain files)."""
+def pack(assignment: str, student: str, empty_gradebook: bytes, version: str, alone: bool = False) -> Task:
+    """The task of grading submitted/<student>/<assignment>/ (a validated folder of plain files) with the gradebook
+    `empty_gradebook` (gradebook.without_students) at the repository's `version` (fingerprint)."""
     return Task(assignment, student, folder_files(paths.submission_dir(student, assignment)), empty_gradebook,
-                gradebook.hand_grades(assignment, student), limits.settings(), limits.step_timeout(),
-                fingerprint(assignment), alone)
+                gradebook.hand_grades(assignment, student), limits.settings(), limits.step_timeout(), version, alone)
 
 
 @cache
