@@ -129,15 +129,16 @@ class LocalPool:
 
 def grade_all(pool, submissions: list[tuple[str, str]], alone: bool = False, quiet: bool = False) -> None:
     """Grade each (assignment, student) on `pool` (LocalPool or cluster.ClusterPool), as many at once as it has
-    workers (one at a time if `alone`); prints one line per submission as it finishes, under a progress bar (none if
-    `quiet`) that shows done/total, the time left and the statuses so far. Ctrl-C starts no further gradings."""
+    workers, with one more task waiting for each so that no worker idles while the driver records a result (one at a
+    time if `alone`); prints one line per submission as it finishes, under a progress bar (none if `quiet`) that shows
+    done/total, the time left and the statuses so far. Ctrl-C starts no further gradings."""
     statuses: Counter = Counter()
     with tqdm(total=len(submissions), desc="grading", unit="submission", disable=quiet or not submissions,
               dynamic_ncols=True) as bar:
         waiting = list(submissions)
         running = {}
         while waiting or running:
-            while waiting and len(running) < (1 if alone else pool.workers()):
+            while waiting and len(running) < (1 if alone else 2 * pool.workers()):  # a task waits for each worker
                 assignment, student = waiting.pop(0)
                 running[pool.submit(assignment, student, alone)] = (assignment, student)
             future = next(iter(pool.as_completed(running)))
