@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import os
 import re
 import sys
@@ -28,6 +29,7 @@ import urllib.parse
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 
+import nbformat
 from tqdm import tqdm
 
 from course import paths
@@ -274,13 +276,21 @@ def main() -> None:
 
 
 def longest_first(submissions: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """`submissions` with the largest notebooks first: a notebook's size grows with what it ran (outputs, plots), so
-    the long gradings start first and the batch ends on short ones, with no core idle while one long grading finishes."""
-    def size(submission: tuple[str, str]) -> int:
+    """`submissions`, the longest gradings likely first: those of assignments with a long-running cell (training),
+    then the largest notebooks (a notebook's size grows with what it ran). The batch then ends on short gradings, with
+    no core idle while one long grading finishes."""
+    def expected_length(submission: tuple[str, str]) -> tuple[bool, int]:
         assignment, student = submission
         notebook = paths.submission_dir(student, assignment) / f"{assignment}.ipynb"
-        return notebook.stat().st_size if notebook.is_file() and not notebook.is_symlink() else 0
-    return sorted(submissions, key=size, reverse=True)
+        size = notebook.stat().st_size if notebook.is_file() and not notebook.is_symlink() else 0
+        return trains(assignment), size
+    return sorted(submissions, key=expected_length, reverse=True)
+
+
+@functools.cache
+def trains(assignment: str) -> bool:
+    """True if the assignment's notebook has a long-running cell."""
+    return any(limits.is_long_running(cell) for cell in nbformat.read(paths.source_notebook(assignment), 4).cells)
 
 
 def open_pool(cluster: str | None, jobs: int):
