@@ -3,9 +3,9 @@
 The class is 300 result records of the fixture assignment, as grading writes them, with what
 the report must find planted in them: how many students make each mistake of the catalogue
 and in which checks, the submissions that need attention (with a hostile student id and
-message), the seconds each step took, and how far hand grading has got. `merge`, which
-`make autograde` and `make grades` run, writes the report and the course page from them; then
-headless Chromium opens both.
+message), the seconds each step took, and how far hand grading has got. `merge` writes the
+report from them and `write_course_page` the course page, as `make autograde` and `make grades`
+do; then headless Chromium opens both.
 """
 
 from __future__ import annotations
@@ -101,6 +101,7 @@ def course(fixture_release, tmp_path_factory) -> Iterator[dict]:
         for record in records:
             write_record(record)
         merge(ASSIGNMENT, NAMES)
+        write_course_page()
         yield {"root": root, "records": [asdict(r) for r in records], "check_points": check_points}
 
 

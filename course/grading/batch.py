@@ -201,8 +201,8 @@ def gradebook_total(record: dict) -> str:
 
 
 def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict[str, float | None]]]:
-    """Write grades.csv, each student's feedback.md, the class report (report.md, report.html) and the course page,
-    from the records and the gradebook's hand grades.
+    """Write grades.csv, each student's feedback.md and the class report (report.md, report.html) from the records and
+    the gradebook's hand grades (the course page, class_report.write_course_page, once all are merged).
 
     Returns the records and the hand grades (student -> written answer -> points, None if not graded yet).
     """
@@ -226,7 +226,6 @@ def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "feedback.md").write_text(feedback_text(r, check_ids, hand.get(r["student"], {})))
     class_report.write_reports(class_report.summarize(assignment, records, check_points, hand))
-    class_report.write_course_page()
     return records, hand
 
 
@@ -273,6 +272,7 @@ def main() -> None:
     for assignment in assignments:
         records, _ = merge(assignment, list(names[assignment]))
         print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/: grades.csv, report.md, report.html")
+    print(f"course page: {class_report.write_course_page()}")
 
 
 def longest_first(submissions: list[tuple[str, str]]) -> list[tuple[str, str]]:

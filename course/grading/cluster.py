@@ -77,9 +77,7 @@ class ClusterPool:
         apply(result)
         return result.seconds
 
-    @staticmethod
-    def as_completed(futures):
-        return as_completed(futures)
+    as_completed = staticmethod(as_completed)
 
     def workers(self) -> int:
         return sum(info["nthreads"] for info in self.client.scheduler_info()["workers"].values())

@@ -29,24 +29,20 @@ def store_points(assignment: str, student: str, points: dict[str, int]) -> None:
     and the judge's points must still show everywhere.
     """
     with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
-        submission = _submission(gb, assignment, student)
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                if grade.name in points:
-                    grade.auto_score = points[grade.name]
-                    grade.needs_manual_grade = False
+        for grade in _grades(_submission(gb, assignment, student)):
+            if grade.name in points:
+                grade.auto_score = points[grade.name]
+                grade.needs_manual_grade = False
         gb.db.commit()
 
 
-def auto_scores(assignment: str, student: str) -> dict[str, float]:
-    """The score of each autograded cell of the student's submission, by grade_id ({} if there is none)."""
-    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            return {}
-        return {grade.name: float(grade.score or 0.0) for notebook in submission.notebooks
-                for grade in notebook.grades if grade.cell.cell_type == "code"}
+def auto_scores(assignment: str, student: str, url: str | None = None) -> dict[str, float]:
+    """The score of each autograded cell of the student's submission in the gradebook at `url` (the course's by
+    default), by grade_id ({} if there is none)."""
+    with Gradebook(url or paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
+        submission = _existing_submission(gb, assignment, student)
+        return {grade.name: float(grade.score or 0.0) for grade in _grades(submission)
+                if grade.cell.cell_type == "code"} if submission else {}
 
 
 def hand_scores(assignment: str, answer_ids: list[str]) -> dict[str, dict[str, float | None]]:
@@ -61,7 +57,7 @@ def hand_scores(assignment: str, answer_ids: list[str]) -> dict[str, dict[str, f
         except MissingEntry:
             return {}
         for submission in submissions:
-            grades = {g.name: g for notebook in submission.notebooks for g in notebook.grades if g.name in answer_ids}
+            grades = {g.name: g for g in _grades(submission) if g.name in answer_ids}
             scores[submission.student.id] = {
                 grade_id: None if grade.manual_score is None and grade.auto_score is None else float(grade.score)
                 for grade_id, grade in grades.items()}
@@ -74,46 +70,67 @@ def without_students() -> bytes:
     A worker that shares no files with the driver grades in a copy of it (course.grading.task).
     """
     with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "gradebook.db"
-        with closing(sqlite3.connect(paths.GRADEBOOK)) as source, closing(sqlite3.connect(copy)) as target:
-            source.backup(target)
+        copy = _copy_to(Path(folder) / "gradebook.db")
         with Gradebook(f"sqlite:///{copy}", paths.COURSE_ID) as gb:
             for student in [s.id for s in gb.students]:
                 gb.remove_student(student)
         return copy.read_bytes()
 
 
-def _submission(gb: Gradebook, assignment: str, student: str):
-    """The student's submission of `assignment`, created (with the student) if there is none yet."""
-    gb.update_or_create_student(student)
+def _copy_to(target: Path) -> Path:
+    """Copy the course's gradebook to `target`, consistently even while it is open; returns `target`."""
+    with closing(sqlite3.connect(paths.GRADEBOOK)) as source, closing(sqlite3.connect(target)) as copy:
+        source.backup(copy)
+    return target
+
+
+def _grades(submission) -> list:
+    """Every grade (one per graded cell) of a submission, in all its notebooks."""
+    return [grade for notebook in submission.notebooks for grade in notebook.grades]
+
+
+def _comments(submission) -> list:
+    """Every comment (one per graded cell) of a submission, in all its notebooks."""
+    return [comment for notebook in submission.notebooks for comment in notebook.comments]
+
+
+def _existing_submission(gb: Gradebook, assignment: str, student: str):
+    """The student's submission of `assignment`, or None if there is none."""
     try:
         return gb.find_submission(assignment, student)
     except MissingEntry:
-        with warnings.catch_warnings():  # nbgrader's add_submission trips SQLAlchemy's autoflush warnings
-            warnings.simplefilter("ignore", SAWarning)
-            return gb.add_submission(assignment, student)
+        return None
+
+
+def _submission(gb: Gradebook, assignment: str, student: str):
+    """The student's submission of `assignment`, created (with the student) if there is none yet."""
+    gb.update_or_create_student(student)
+    submission = _existing_submission(gb, assignment, student)
+    if submission:
+        return submission
+    with warnings.catch_warnings():  # nbgrader's add_submission trips SQLAlchemy's autoflush warnings
+        warnings.simplefilter("ignore", SAWarning)
+        return gb.add_submission(assignment, student)
 
 
 def hand_grades(assignment: str, student: str) -> dict:
     """What the instructor entered for the student's submission: {"grades": {grade_id: [manual_score, extra_credit]},
     "comments": {comment_id: manual_comment}} (empty if there is no submission)."""
     with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
+        submission = _existing_submission(gb, assignment, student)
+        if submission is None:
             return {"grades": {}, "comments": {}}
-        notebooks = submission.notebooks
-        return {"grades": {g.name: [g.manual_score, g.extra_credit] for nb in notebooks for g in nb.grades},
-                "comments": {c.name: c.manual_comment for nb in notebooks for c in nb.comments}}
+        return {"grades": {g.name: [g.manual_score, g.extra_credit] for g in _grades(submission)},
+                "comments": {c.name: c.manual_comment for c in _comments(submission)}}
 
 
 def keep_hand_grades(url: str, assignment: str, student: str, hand: dict) -> None:
     """Put `hand` (from `hand_grades`) into the gradebook at `url`: grading there sees what the instructor entered."""
     with Gradebook(url, paths.COURSE_ID) as gb:
         submission = _submission(gb, assignment, student)
-        for grade in (g for nb in submission.notebooks for g in nb.grades if g.name in hand["grades"]):
+        for grade in (g for g in _grades(submission) if g.name in hand["grades"]):
             grade.manual_score, grade.extra_credit = hand["grades"][grade.name]
-        for comment in (c for nb in submission.notebooks for c in nb.comments if c.name in hand["comments"]):
+        for comment in (c for c in _comments(submission) if c.name in hand["comments"]):
             comment.manual_comment = hand["comments"][comment.name]
         gb.db.commit()
 
@@ -122,14 +139,12 @@ def autograder_results(url: str, assignment: str, student: str) -> dict | None:
     """What nbgrader's autograde stored for the submission in the gradebook at `url`: {"timestamp",
     "grades": {grade_id: [auto_score, needs_manual_grade]}, "comments": {comment_id: auto_comment}}; None if nothing."""
     with Gradebook(url, paths.COURSE_ID) as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
+        submission = _existing_submission(gb, assignment, student)
+        if submission is None:
             return None
-        notebooks = submission.notebooks
         return {"timestamp": submission.timestamp.isoformat() if submission.timestamp else None,
-                "grades": {g.name: [g.auto_score, g.needs_manual_grade] for nb in notebooks for g in nb.grades},
-                "comments": {c.name: c.auto_comment for nb in notebooks for c in nb.comments}}
+                "grades": {g.name: [g.auto_score, g.needs_manual_grade] for g in _grades(submission)},
+                "comments": {c.name: c.auto_comment for c in _comments(submission)}}
 
 
 def store_autograder_results(assignment: str, student: str, results: dict) -> None:
@@ -139,9 +154,9 @@ def store_autograder_results(assignment: str, student: str, results: dict) -> No
         submission = _submission(gb, assignment, student)
         if results["timestamp"]:
             submission.timestamp = datetime.datetime.fromisoformat(results["timestamp"])
-        for grade in (g for nb in submission.notebooks for g in nb.grades if g.name in results["grades"]):
+        for grade in (g for g in _grades(submission) if g.name in results["grades"]):
             grade.auto_score, grade.needs_manual_grade = results["grades"][grade.name]
-        for comment in (c for nb in submission.notebooks for c in nb.comments if c.name in results["comments"]):
+        for comment in (c for c in _comments(submission) if c.name in results["comments"]):
             comment.auto_comment = results["comments"][comment.name]
         gb.db.commit()
 
@@ -156,9 +171,7 @@ def backup(reason: str, keep: int = 20) -> Path | None:
     folder = paths.COURSE / "backups"
     folder.mkdir(exist_ok=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    target = folder / f"gradebook-{stamp}-{reason}.db"
-    with closing(sqlite3.connect(paths.GRADEBOOK)) as source, closing(sqlite3.connect(target)) as copy:
-        source.backup(copy)
+    target = _copy_to(folder / f"gradebook-{stamp}-{reason}.db")
     for old in sorted(folder.glob("gradebook-*.db"))[:-keep]:
         old.unlink()
     return target

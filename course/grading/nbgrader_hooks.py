@@ -25,6 +25,7 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from course import paths
+from course.grading import gradebook
 from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
 from course.grading.repair import repair
 
@@ -105,12 +106,7 @@ class ReportScores(NbGraderPreprocessor):
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
         info, target = resources["nbgrader"], os.environ.get(SCORES_VARIABLE)
-        if not target:
-            return nb, resources
-        with Gradebook(info["db_url"]) as gb:
-            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
-            scores = {grade.name: float(grade.score or 0.0) for grade in notebook.grades
-                      if grade.cell.cell_type == "code"}
-        with open(target, "w") as f:
-            json.dump(scores, f)
+        if target:
+            with open(target, "w") as f:
+                json.dump(gradebook.auto_scores(info["assignment"], info["student"], info["db_url"]), f)
         return nb, resources

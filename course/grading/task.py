@@ -109,7 +109,7 @@ def grade_task(task: Task, jobs: int) -> Result:
     """Grade `task` in a private course directory (one of `jobs` gradings at once on this machine)."""
     if _own_fingerprint(task.assignment) != task.fingerprint:
         raise UnfitWorker(f"the repository on {socket.gethostname()} differs from the driver's for {task.assignment} "
-                          "(check out the same commit, and run `make release`, on every machine)")
+                          "(check out the driver's commit on every machine)")
     if task.settings.get("COURSE_SANDBOX", "bwrap") != "none" and not sandbox.bubblewrap():
         raise UnfitWorker(f"{socket.gethostname()} cannot sandbox student code: install bubblewrap there "
                           "(make sandbox-tools)")
