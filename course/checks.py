@@ -5,10 +5,13 @@ Its verdict is a pure function of data: the judge (course.grading.judge)
 applies it in a process where no student code runs, and nbgrader's gradebook
 stores what it decided (course.grading.nbgrader_hooks).
 
-A failing verdict names its likely mistake from the assignment's catalogue
-(MISTAKES in its checks.py, with COMMON_MISTAKES): the most specific diagnosis
-the evidence supports, where evidence is which outputs hold and which fail.
-Messages give the mistake's advice; they never show reference values.
+A failing verdict names a mistake of the assignment's catalogue (MISTAKES in
+its checks.py, with COMMON_MISTAKES) only when the evidence singles it out:
+the most specific diagnosis that holds, where evidence is which outputs hold
+and which fail, and no other diagnosis as specific naming another mistake.
+Otherwise it names none: it says what was observed (the failing output's
+`observed`) and lists the two or three candidate causes. Messages give the
+named mistake's advice; they never show reference values.
 """
 
 from __future__ import annotations
@@ -27,13 +30,18 @@ from course.parts import part
 class Expect:
     """One graded output of a probe: it must match the reference (default) or another output (`same_as`).
 
-    `mistake` names, in the assignment's catalogue, the mistake that most often breaks it.
+    `mistake` names, in the assignment's catalogue, the mistake that most often breaks it. Without `observed`, the
+    output is targeted: only that mistake breaks it, and its failure alone names it. With `observed` (what a
+    failure shows, in the student's terms: "in eval mode the output changes between two calls"), several mistakes
+    can break it: its failure alone names none, says `observed`, and lists `mistake` and the check's other
+    diagnoses that expect it wrong as candidate causes.
     """
 
     key: str
     mistake: str
     atol: float = 1e-4
     same_as: str | None = None
+    observed: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,17 +82,23 @@ class Verdict:
     check_id: str
     passed: bool
     message: str
-    mistake: str | None = None  # a catalogue name when the check failed
+    mistake: str | None = None  # a catalogue name when the check failed and the evidence singled it out
 
 
 # Mistakes any piece can make, named by the machinery itself rather than an assignment's catalogue.
 COMMON_MISTAKES = {
-    "raises-error": "The code raised an error on the grader's inputs: run it on inputs of other shapes and sizes "
-                    "than the notebook's, and read the error.",
+    "not-attempted": "This piece is not written yet: its cell still raises NotImplementedError. Replace the "
+                     "`raise NotImplementedError` line with your code.",
+    "raises-error": "The code raised an error on the grader's inputs: read the error, and run your code on inputs "
+                    "of other shapes and sizes than the notebook's.",
     "state-between-calls": "Called twice on the same inputs, the code gave different results: it keeps state "
                            "between calls (a mutable default argument, a class attribute or a global it changes) or "
                            "draws random numbers without a seed.",
 }
+# Names that report what happened rather than a cause: an error raised, a stub left as it was.
+OBSERVATIONS = ("raises-error", "not-attempted")
+STUB_ERROR = "NotImplementedError"
+CANDIDATES_SHOWN = 3
 
 
 def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
@@ -134,26 +148,56 @@ def problems(check: Check, outputs: dict[str, np.ndarray], reference: dict[str, 
     return found
 
 
-def diagnose(check: Check, found: dict[str, str | None]) -> Diagnosis:
-    """The most specific diagnosis the evidence supports: of the check's diagnoses and each failing expectation's
-    own mistake, the one whose whole pattern holds with the most outputs in it (the first listed among equals).
+def holds(d: Diagnosis, evidence: dict[str, str | None]) -> bool:
+    """Whether a diagnosis's pattern holds: its `wrong` outputs fail and its `right` outputs hold."""
+    return all(evidence.get(key) for key in d.wrong) and all(key in evidence and not evidence[key] for key in d.right)
 
-    An output that was not recorded is no evidence for a diagnosis; it only fails its own expectation.
+
+def diagnose(check: Check, found: dict[str, str | None]) -> Diagnosis | None:
+    """The diagnosis the evidence singles out, or None when it singles out none.
+
+    Candidates are the check's diagnoses and each failing targeted expectation's own mistake (an Expect without
+    `observed`); of those whose whole pattern holds, the one with the most outputs in it (the first listed among
+    equals: a check lists its expectations upstream first). An output that was not recorded is no evidence for a
+    diagnosis; it only fails its own expectation.
     """
-    def holds(d: Diagnosis, evidence: dict[str, str | None]) -> bool:
-        return all(evidence.get(key) for key in d.wrong) and all(key in evidence and not evidence[key]
-                                                                 for key in d.right)
-
     recorded = {key: problem for key, problem in found.items() if problem != NOT_RECORDED}
     holding = [d for d in check.diagnoses if holds(d, recorded)]
-    holding += [d for d in (Diagnosis(e.mistake, (e.key,)) for e in check.expects) if holds(d, found)]
-    return max(holding, key=lambda d: d.specificity)  # max keeps the first of equals
+    holding += [d for d in (Diagnosis(e.mistake, (e.key,)) for e in check.expects if not e.observed) if holds(d, found)]
+    return max(holding, key=lambda d: d.specificity) if holding else None  # max keeps the first of equals
+
+
+def candidates(check: Check, failing: list[Expect]) -> list[str]:
+    """The catalogued mistakes that can break the failing outputs: each one's own, then the check's diagnoses that
+    expect it wrong, without repeats, the first CANDIDATES_SHOWN."""
+    names = [name for e in failing for name in (e.mistake, *(d.mistake for d in check.diagnoses if e.key in d.wrong))]
+    return list(dict.fromkeys(names))[:CANDIDATES_SHOWN]
+
+
+def observation(check: Check, found: dict[str, str | None], mistakes: dict[str, str]) -> str:
+    """What a failing check's outputs show, when the evidence singles out no mistake: the first failing output's
+    observation, and the candidate causes with their advice."""
+    failing = [e for e in check.expects if found[e.key]]
+    first = failing[0]
+    seen = first.observed or f"its output `{first.key}` is not what was expected"
+    causes = "; ".join(f"`{name}`: {mistakes[name]}" for name in candidates(check, failing))
+    return f"{check.piece} ({first.key}): {found[first.key]}. Observed: {seen}. Possible causes: {causes}"
+
+
+def stub_error(error: str | None, outputs: dict[str, np.ndarray] | None) -> bool:
+    """Whether the piece still raises the release's stub error (NotImplementedError), as an error or an output."""
+    texts = [error or ""] + [str(v.ravel()[0]) for v in (outputs or {}).values()
+                             if np.asarray(v).dtype.kind in "US" and np.asarray(v).size == 1]
+    return any(text.startswith(STUB_ERROR) for text in texts)
 
 
 def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None,
           reference: dict[str, np.ndarray], mistakes: dict[str, str]) -> Verdict:
-    """The verdict on one check: passed only if every expectation holds; else the likely mistake, by name
-    (a key of `mistakes`, the catalogue) with its advice."""
+    """The verdict on one check: passed only if every expectation holds; else the mistake the evidence singles out,
+    by name (a key of `mistakes`, the catalogue) with its advice, or what was observed and the candidate causes."""
+    if stub_error(error, outputs):
+        return Verdict(check.check_id, False, f"{check.piece} is not attempted yet. {mistakes['not-attempted']}",
+                       "not-attempted")
     if error is not None or outputs is None:
         return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: {error}",
                        "raises-error")
@@ -161,6 +205,8 @@ def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None
     if not any(found[e.key] for e in check.expects):
         return Verdict(check.check_id, True, f"{check.piece}: all hidden tests passed.")
     diagnosis = diagnose(check, found)
+    if diagnosis is None:
+        return Verdict(check.check_id, False, observation(check, found, mistakes))
     key = diagnosis.wrong[0]
     return Verdict(check.check_id, False, f"{check.piece} ({key}): {found[key]}. {likely(diagnosis.mistake, mistakes)}",
                    diagnosis.mistake)

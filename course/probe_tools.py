@@ -129,23 +129,48 @@ def replaced(ns: Namespace, **stand_ins) -> Iterator[None]:
                 ns[name] = value
 
 
-class StandInDropout(nn.Module):
-    """A dropout that drops the same entries every time in training mode, a fixed 0 / 1 / 2 pattern over the last
-    two axes, and does nothing in eval mode. Put in place of a module's nn.Dropout, it shows where dropout acts,
-    whatever random numbers the code draws (one call per head or one for all heads give the same result).
-    Register it in the probe module's STAND_INS (stand_in("dropout")) so that messages never name it."""
+def pattern_dropout(x: torch.Tensor, training: bool) -> torch.Tensor:
+    """What the grader's dropout does: in training, x times a fixed 0 / 1 / 2 pattern over the last two axes (0 =
+    dropped); otherwise x itself."""
+    if not training:
+        return x
+    rows, cols = x.shape[-2:]
+    pattern = (torch.arange(rows)[:, None] + 2 * torch.arange(cols)[None, :]) % 3  # 0 = dropped, 1, 2
+    return x * pattern.to(x.device, x.dtype)
+
+
+class StandInDropout(nn.Dropout):
+    """A dropout that drops the same entries every time in training mode (pattern_dropout) and does nothing in eval
+    mode. Put in place of a module's nn.Dropout, it shows where dropout acts, whatever random numbers the code draws
+    (one call per head or one for all heads give the same result). It is an nn.Dropout with the replaced one's p, so
+    every correct use of one works: the module called, its `p` and `training` read, F.dropout(x, self.drop.p,
+    self.training) (under `stand_in_dropout`, functional dropout drops the same pattern). Register it in the probe
+    module's STAND_INS (stand_in("dropout")) so that messages never name it."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not self.training:
-            return x
-        rows, cols = x.shape[-2:]
-        pattern = (torch.arange(rows)[:, None] + 2 * torch.arange(cols)[None, :]) % 3  # 0 = dropped, 1, 2
-        return x * pattern.to(x.device, x.dtype)
+        return pattern_dropout(x, self.training)
 
 
-def with_stand_in_dropout(module: nn.Module) -> nn.Module:
-    """`module` with each of its own nn.Dropout children replaced by a StandInDropout, in training mode."""
+def _functional_dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """torch.nn.functional.dropout as the grader's dropout: the same pattern as StandInDropout when it drops."""
+    return pattern_dropout(input, training and p > 0)
+
+
+def _torch_dropout(input: torch.Tensor, p: float, train: bool) -> torch.Tensor:
+    """torch.dropout as the grader's dropout."""
+    return pattern_dropout(input, train and p > 0)
+
+
+@contextlib.contextmanager
+def stand_in_dropout(module: nn.Module) -> Iterator[nn.Module]:
+    """`module` in training mode, each of its own nn.Dropout children replaced by a StandInDropout with the same p,
+    and, inside the block, torch's functional dropout (F.dropout, torch.dropout) dropping the same pattern."""
     for name, child in list(module.named_children()):
         if isinstance(child, nn.Dropout):
-            setattr(module, name, StandInDropout())
-    return module.train()
+            setattr(module, name, StandInDropout(child.p))
+    saved = torch.nn.functional.dropout, torch.dropout
+    torch.nn.functional.dropout, torch.dropout = _functional_dropout, _torch_dropout
+    try:
+        yield module.train()
+    finally:
+        torch.nn.functional.dropout, torch.dropout = saved

@@ -131,11 +131,18 @@ def _run_cell(cell_id: str, source: str, ns: dict) -> None:
     exec(compile(source, f"<cell {cell_id}>", "exec"), ns)
 
 
+# Probes run on the CPU, where the reference data were computed, whatever GPU the machine has: the notebooks pick
+# CUDA when they see it, and a GPU's kernels round differently from the CPU's.
+CPU_ONLY = {"CUDA_VISIBLE_DEVICES": ""}
+
+
 def execute_program(program: list[tuple[str, str]], workdir: Path, **options) -> tuple[dict, dict[str, str]]:
-    """Run each cell in one namespace, in `workdir`; returns (namespace, error by cell id).
+    """Run each cell in one namespace, in `workdir`, with no GPU visible (CPU_ONLY: this process's CUDA is hidden
+    before the notebook first asks for it); returns (namespace, error by cell id).
 
     `options` are run_steps's: a time limit per cell, cells to skip, a call before each cell.
     """
+    os.environ.update(CPU_ONLY)
     ns: dict = {"__name__": "__main__"}
     cells = {cell_id: functools.partial(_run_cell, cell_id, source, ns) for cell_id, source in program}
     previous = Path.cwd()
@@ -152,12 +159,49 @@ def run_probes(module: ModuleType, ns: dict, prefix: str = "",
     """Every probe of `module` on the namespace `ns`: (outputs by step id, error by step id).
 
     A probe's step id is `prefix` + its name. `options` are run_steps's (a time limit per probe,
-    step ids to skip, a call before each). An error that names one of the module's stand-ins
-    (its STAND_INS: class name -> what to call it) names what it stands in for instead.
+    step ids to skip, a call before each). An error or a text output (an error a probe caught)
+    that names one of the module's stand-ins (its STAND_INS: class name -> what to call it)
+    names what it stands in for instead.
     """
-    steps = {prefix + name: functools.partial(probe, ns) for name, probe in module.PROBES.items()}
+    steps = {prefix + name: functools.partial(restoring_inputs, module, probe, ns) for name, probe in module.PROBES.items()}
     outputs, errors = run_steps(steps, **options)
-    return outputs, {step_id: unnamed_stand_ins(error, stand_ins(module)) for step_id, error in errors.items()}
+    names = stand_ins(module)
+    outputs = {step_id: {key: unnamed_in_text(value, names) for key, value in data.items()}
+               if isinstance(data, dict) else data for step_id, data in outputs.items()}
+    return outputs, {step_id: unnamed_stand_ins(error, names) for step_id, error in errors.items()}
+
+
+def unnamed_in_text(value, stand_ins: dict[str, str]):
+    """A probe output with the stand-ins' names replaced where it is text (a caught error), else as it is."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "U" and value.size == 1:
+        return np.array(unnamed_stand_ins(str(value.ravel()[0]), stand_ins)).reshape(value.shape)
+    return value
+
+
+def module_tensors(module: ModuleType) -> list:
+    """The tensors a probe module keeps at its top level, alone or in a dict, list or tuple: the probes' inputs."""
+    import torch
+
+    found = []
+    for value in vars(module).values():
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
+        found += [item for item in items if isinstance(item, torch.Tensor)]
+    return found
+
+
+def restoring_inputs(module: ModuleType, probe: Callable, ns: dict) -> dict:
+    """probe(ns), with the module's input tensors put back as they were afterwards: code that changes its arguments
+    in place (`logits /= t`) must not change what the next probe, or the next run of this one, is given."""
+    import torch
+
+    inputs = module_tensors(module)
+    saved = [tensor.clone() for tensor in inputs]
+    try:
+        return probe(ns)
+    finally:
+        for tensor, value in zip(inputs, saved):
+            if tensor.shape != value.shape or not torch.equal(tensor, value):
+                tensor.data = value  # the same object again holds the saved values (expanded tensors included)
 
 
 def stand_ins(module: ModuleType) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths
 from course.checks import reference_for
+from course.grader_accuracy import Figures, corpora, evaluate_corpus
 from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.probes import execute_program, graded_program
@@ -65,8 +67,29 @@ def paths_of(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> Iterator[No
         yield
 
 
-def assert_reference_is_fresh(assignment: str, how_to_rebuild: str, atol: float) -> None:
-    """The committed reference data of `assignment` equals a fresh run of its solution (numbers within `atol`)."""
+# A fresh run on another CPU (other vector kernels, other orders of summation) rounds differently. A result computed
+# in a floating-point type carries rounding of the order of that type's epsilon times the size of the numbers summed
+# behind it; ROUNDING_ULPS of them allow sums of hundreds of terms a few layers deep, and remain far below what any
+# check tolerates (1e-4 and more).
+ROUNDING_ULPS = 64
+
+
+def computed_in(values: np.ndarray) -> type:
+    """The floating-point type a reference array was computed in: float32 when every value is a float32 number
+    (torch's default; reference data are stored as float64), else float64."""
+    return np.float32 if np.array_equal(values.astype(np.float32).astype(np.float64), values) else np.float64
+
+
+def rounding_tolerance(values: np.ndarray) -> float:
+    """How far a fresh run of the same computation may round away from `values`: ROUNDING_ULPS of its type's epsilon,
+    times the array's largest magnitude (at least 1)."""
+    scale = max(1.0, float(np.abs(values).max(initial=0.0)))
+    return ROUNDING_ULPS * float(np.finfo(computed_in(values)).eps) * scale
+
+
+def assert_reference_is_fresh(assignment: str, how_to_rebuild: str) -> None:
+    """The committed reference data of `assignment` equals a fresh run of its solution: text and flags exactly,
+    numbers within the rounding of the type they were computed in (rounding_tolerance), on any CPU."""
     fresh = solution_outputs(assignment)
     committed = {f"{c}/{k}": v for c, data in reference_for(assignment).items() for k, v in data.items()}
     assert sorted(fresh) == sorted(committed), how_to_rebuild
@@ -74,7 +97,15 @@ def assert_reference_is_fresh(assignment: str, how_to_rebuild: str, atol: float)
         if value.dtype.kind in "USb":
             assert np.array_equal(value, committed[key]), key
         else:
-            np.testing.assert_allclose(value, committed[key], atol=atol, err_msg=key)
+            want = committed[key].astype(np.float64)
+            np.testing.assert_allclose(value, want, rtol=0, atol=rounding_tolerance(want), err_msg=f"{key}: {how_to_rebuild}")
+
+
+@functools.cache
+def corpus_figures(assignment: str, corpus_set: str) -> Figures:
+    """How one set of the assignment's corpus ('corpus' or 'fresh') fares on the fast path, computed once per run
+    (the grader-accuracy test and the generic-kernels test both read it)."""
+    return evaluate_corpus(assignment, {c.name: c for c in corpora(assignment)}[corpus_set])
 
 
 def solution_namespace(assignment: str) -> dict:

@@ -11,7 +11,7 @@ from course.grading.judge import runs_differ
 from course.probes import run_probes
 
 MISTAKES = {"x-wrong": "advice about x", "y-not-x": "y must equal x", "both-wrong": "x and y are both off",
-            "raises-error": "read the error"}
+            "raises-error": "read the error", "not-attempted": "write it"}
 CHECK = Check("demo", "demo piece", (Expect("x", "x-wrong"), Expect("y", "y-not-x", same_as="x")))
 REFERENCE = {"x": np.ones(3)}
 
@@ -42,6 +42,36 @@ def test_without_diagnoses_the_first_failing_expectation_names_the_mistake():
     result = judge(CHECK, {"x": np.zeros(3), "y": np.ones(3)}, None, REFERENCE, MISTAKES)
     assert result.mistake == "x-wrong"
     assert "demo piece (x): values differ" in result.message and "Likely mistake `x-wrong`: advice about x" in result.message
+
+
+BROAD = Check("demo", "demo piece", (Expect("x", "x-wrong", observed="with two keys, the output differs"),
+                                     Expect("y", "y-not-x")), clues=(Clue("z"),),
+              diagnoses=(Diagnosis("both-wrong", wrong=("x", "z")),))
+
+
+def test_a_broad_output_that_fails_alone_names_no_mistake_but_says_what_was_observed_and_the_candidates():
+    reference = {key: np.ones(2) for key in "xyz"}
+    result = judge(BROAD, {"x": np.zeros(2), "y": np.ones(2), "z": np.ones(2)}, None, reference, MISTAKES)
+    assert not result.passed and result.mistake is None
+    assert "Observed: with two keys, the output differs" in result.message
+    assert "Possible causes: `x-wrong`: advice about x; `both-wrong`: x and y are both off" in result.message
+    assert "Likely mistake" not in result.message
+
+
+def test_a_broad_output_names_a_mistake_when_a_diagnosis_singles_it_out():
+    reference = {key: np.ones(2) for key in "xyz"}
+    assert judge(BROAD, {"x": np.zeros(2), "y": np.ones(2), "z": np.zeros(2)}, None, reference, MISTAKES).mistake == \
+        "both-wrong"
+
+
+@pytest.mark.parametrize("outputs, error", [
+    (None, "NotImplementedError: write this"),
+    ({"x": np.array("NotImplementedError: "), "y": np.ones(3)}, None),  # an error a probe caught, as an output
+])
+def test_the_release_stub_is_not_attempted_not_an_error_to_debug(outputs, error):
+    result = judge(CHECK, outputs, error, REFERENCE, MISTAKES)
+    assert (result.passed, result.mistake) == (False, "not-attempted")
+    assert "not attempted" in result.message and "write it" in result.message and "shapes" not in result.message
 
 
 DIAGNOSED = Check("demo", "demo piece", (Expect("x", "x-wrong"), Expect("y", "y-not-x")), clues=(Clue("z"),),
@@ -96,3 +126,18 @@ def test_errors_name_what_a_stand_in_stands_for_never_its_class():
 ])
 def test_two_runs_of_the_same_code_agree_when_their_outputs_match_nan_for_nan(first, second, differ):
     assert runs_differ({"out": first}, {"out": second}) == differ
+
+
+def test_a_probe_input_changed_in_place_by_student_code_is_restored_for_the_next_probe():
+    import torch
+
+    inputs = torch.ones(3)
+
+    def changes_its_argument(x):  # student code: `x /= 2`
+        x /= 2
+        return x.sum().item()
+
+    module = type("probes", (), {"INPUTS": inputs, "PROBES": {
+        "first": lambda ns: {"sum": changes_its_argument(inputs)}, "second": lambda ns: {"sum": inputs.sum().item()}}})
+    outputs, _ = run_probes(module, {})
+    assert (outputs["first"]["sum"], outputs["second"]["sum"]) == (1.5, 3.0) and torch.equal(inputs, torch.ones(3))

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from nbgrader.api import Gradebook
 
 from bad_submissions import NOTEBOOK, solution_with, write_link_to_solution
 from course import paths
+from course.grading.task import TASK_PREFIX, alive, remove_stale_folders, task_folder_prefix
 from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
 
 CLASS = ("perfect", "blank", "partial", "linker")
@@ -88,6 +90,7 @@ def cluster(course) -> Iterator[dict]:
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                       env={**course["env"], "COURSE_JOBS": "2"}) as local, Client(local) as client:
         yield {"client": client, "env": {**course["env"], "COURSE_SCHEDULER": local.scheduler_address}}
+    remove_stale_folders()  # the killed workers' task folders, which no later task removed
 
 
 def test_the_cluster_grades_a_class_as_the_local_batch_does_and_shows_its_progress(course):
@@ -167,3 +170,31 @@ def test_a_submission_that_kills_its_worker_is_tried_twice_then_recorded_as_cras
     assert (course["root"] / "submitted" / "killer" / ASSIGNMENT / NOTEBOOK).exists()
     cluster["client"].wait_for_workers(2, timeout=60)
 
+
+
+def stale_task_folders() -> list[Path]:
+    """The task folders of this machine's processes that are gone."""
+    return [folder for folder in Path(tempfile.gettempdir()).glob(f"{TASK_PREFIX}*")
+            if not any(folder.name.startswith(task_folder_prefix(pid)) for pid in live_pids(folder))]
+
+
+def live_pids(folder: Path) -> list[int]:
+    pid = folder.name.removeprefix(task_folder_prefix(0).removesuffix("0-")).split("-")[0]
+    return [int(pid)] if pid.isdigit() and alive(int(pid)) else []
+
+
+def test_the_next_task_removes_the_folders_of_workers_killed_mid_task(course, cluster):
+    """The workers killed above (mid-batch, and twice by a submission) left the course directory of their task."""
+    graded = batch(cluster["env"], "--quiet", "--regrade", "--student", "perfect")
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    assert stale_task_folders() == []
+
+
+def test_only_the_folders_of_processes_that_are_gone_are_removed():
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale, live = (Path(tempfile.mkdtemp(prefix=task_folder_prefix(pid))) for pid in (gone.pid, os.getpid()))
+    try:
+        assert stale in remove_stale_folders() and not stale.exists() and live.exists()
+    finally:
+        live.rmdir()

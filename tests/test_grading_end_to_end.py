@@ -85,10 +85,14 @@ def test_perfect_submission_gets_full_marks_in_the_judge_and_the_gradebook(cours
     assert sum(record["manual_pending"].values()) == 10
 
 
-def test_blank_release_gets_zero_in_the_judge_and_the_gradebook(course):
+def test_blank_release_gets_zero_in_the_judge_and_the_gradebook_and_is_not_attempted_everywhere(course):
     record = course["records"]["blank"]
     assert totals(record) == (0, 0)
     assert record["status"] == "ok"
+    assert {verdict["mistake"] for verdict in record["judge"].values()} == {"not-attempted"}
+    feedback = (course["root"] / "feedback" / "blank" / ASSIGNMENT / "feedback.md").read_text()
+    assert "not attempted" in feedback and "shapes" not in feedback
+    assert "| not-attempted |" in (course["root"] / "grades" / ASSIGNMENT / "report.md").read_text()
 
 
 def test_partial_submission_loses_exactly_the_points_of_its_bugs(course):

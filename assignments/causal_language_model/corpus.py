@@ -245,3 +245,167 @@ ALTERNATIVES = (
                                               "            idx = torch.cat([idx, next_ids.view(-1, 1)], dim=1)\n    return idx.clone()\n"),),
          "ids reshaped and the result copied"),
 )
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Fresh held-out edits, written after the rules were frozen (tag rules-frozen-22), without reading the grader's rules.
+# They are kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible on their own.
+#
+# The mistake names these edits introduced are now in the catalogue (MISTAKES in checks.py, with their advice):
+# mask-after-softmax, softmax-overflow, modifies-argument, entropy-zero-rows, attention-maps-accumulate,
+# gpt-position-table, loss-ignore-index, loss-nll-on-logits, same-batch-every-step, optimizer-recreated,
+# learning-rate-ignored, sampling-default-generator.
+FRESH_MUTANTS = (
+    # masked_softmax
+    Edit("softmax_then_renormalised", SOFTMAX,
+         ((SOFTMAX_BODY, "    " + ALLOWED + "\n"
+                         "    weights = torch.softmax(scores, dim=-1) * allowed\n"
+                         "    return weights / weights.sum(dim=-1, keepdim=True)\n"),),
+         "plain softmax, blocked keys zeroed afterwards and the row renormalised", "mask-after-softmax"),
+    Edit("softmax_without_max_shift", SOFTMAX,
+         (("return torch.softmax(scores, dim=-1)", "return scores.exp() / scores.exp().sum(dim=-1, keepdim=True)"),
+          (WEIGHTS, "return filled.exp() / filled.exp().sum(dim=-1, keepdim=True) * allowed")),
+         "softmax written as exp(x) / exp(x).sum(-1), without subtracting the row's maximum", "softmax-overflow"),
+    Edit("scores_filled_in_place", SOFTMAX, (("filled = scores.masked_fill(", "filled = scores.masked_fill_("),),
+         "the caller's scores filled in place (masked_fill_)", "modifies-argument"),
+    Edit("weights_times_raw_mask", SOFTMAX, ((WEIGHTS, "return torch.softmax(filled, dim=-1) * mask"),),
+         "weights multiplied by the mask as given: a float mask of another dtype changes the weights' dtype",
+         "masked-softmax-dtype"),
+    # attention_entropy
+    Edit("entropy_normalised_by_log_keys", ENTROPY,
+         ((XLOGY, "return -torch.special.xlogy(weights, weights).sum(dim=-1) / math.log(weights.shape[-1])"),),
+         "entropy divided by ln T_k (normalised to [0, 1])", "entropy-formula"),
+    Edit("entropy_from_categorical", ENTROPY, ((XLOGY, "return torch.distributions.Categorical(probs=weights).entropy()"),),
+         "torch.distributions.Categorical(probs=weights).entropy(): rejects all-zero rows", "entropy-zero-rows"),
+    # saturation_stats
+    Edit("stats_as_tensors", SATURATION, ((".mean().item()", ".mean()"),),
+         "each statistic returned as a 0-d tensor instead of a Python float", "saturation-keys"),
+    Edit("max_weight_over_rows", SATURATION, (("p.max(dim=-1).values", "p.max(dim=0).values"),),
+         "the largest weight of each key over the rows (max over dim 0), averaged", "saturation-values"),
+    Edit("jacobian_with_torch_diag", SATURATION, (("torch.diag_embed(p)", "torch.diag(p)"),),
+         "torch.diag on the (rows, T_k) matrix: its diagonal, not one diagonal matrix per row", "saturation-values"),
+    # dependency_matrix
+    Edit("dependency_row_gradients_summed", DEPENDENCY,
+         ((DEPENDENCY_BODY, "    x0 = x.detach().clone().requires_grad_()\n"
+                            "    out = fn(x0)\n"
+                            "    rows = [torch.autograd.grad(out[i].sum(), x0, retain_graph=True)[0].norm(dim=-1)\n"
+                            "            for i in range(len(out))]\n"
+                            "    return torch.stack(rows)\n"),),
+         "one gradient per output row, of the row's sum over its features: not the Frobenius norm of the block",
+         "dependency-values"),
+    # causal_mask
+    Edit("float_mask_zero_times_inf", MASK,
+         ((TRIU, 'return torch.triu(torch.ones(T, T, device=device), diagonal=1) * float("-inf")'),),
+         "0/1 upper triangle times -inf: 0 * -inf is NaN on and below the diagonal", "causal-mask-values"),
+    # make_examples
+    Edit("targets_rolled", EXAMPLES, (("return data[indices], data[indices + 1]",
+                                       "x = data[indices]\n    return x, torch.roll(x, -1, dims=1)"),),
+         "targets made by rolling x: the last target wraps round to the window's first id", "examples-windows"),
+    Edit("windows_transposed", EXAMPLES, (("torch.as_tensor(starts)[:, None] + torch.arange(block_size)",
+                                           "torch.as_tensor(starts) + torch.arange(block_size)[:, None]"),),
+         "the new axis on the positions instead of the starts: (T, B) windows", "examples-windows"),
+    # DecoderBlock
+    Edit("feed_forward_normalised_by_ln1", BLOCK, ((FF_RESIDUAL, "return x + self.drop(self.ff(self.ln1(x)))"),),
+         "the feed-forward sublayer normalised with ln1 (ln2 unused)", "block-formula"),
+    Edit("feed_forward_reads_block_input", BLOCK,
+         (("        x = x + self.drop(attended)\n        " + FF_RESIDUAL,
+           "        h = x + self.drop(attended)\n        return h + self.drop(self.ff(self.ln2(x)))"),),
+         "the feed-forward reads the block's input x instead of the stream after attention", "block-formula"),
+    Edit("dropout_on_attention_input", BLOCK, (("h = self.ln1(x)", "h = self.drop(self.ln1(x))"),
+                                               ("x = x + self.drop(attended)", "x = x + attended")),
+         "dropout on the attention's input instead of its output", "block-dropout"),
+    Edit("attention_maps_kept", BLOCK,
+         (("        self.drop = nn.Dropout(dropout)\n", "        self.drop = nn.Dropout(dropout)\n        self.maps = []\n"),
+          (ATTEND, "attended, weights = self.attn(h, h, h, attn_mask=attn_mask)\n        self.maps.append(weights)")),
+         "every forward appends its attention weights (with their graph) to a list on the module",
+         "attention-maps-accumulate"),
+    # TinyGPT
+    Edit("position_table_sized_by_vocabulary", GPT, (("self.pos_emb = nn.Embedding(block_size, d_model)",
+                                                      "self.pos_emb = nn.Embedding(vocab_size, d_model)"),),
+         "a position table of vocab_size rows instead of block_size", "gpt-position-table"),
+    Edit("positions_on_the_cpu", GPT, (("torch.arange(T, device=idx.device)", "torch.arange(T)"),),
+         "positions created on the CPU whatever the device of idx", "gpt-embeddings"),
+    Edit("positions_from_one", GPT, (("torch.arange(T, device=idx.device)", "torch.arange(1, T + 1, device=idx.device)"),),
+         "positions 1..T instead of 0..T-1", "gpt-embeddings"),
+    Edit("length_check_off_by_one", GPT, (("if T > self.block_size:", "if T >= self.block_size:"),),
+         "ValueError already at T == block_size", "gpt-too-long"),
+    Edit("blocks_not_chained", GPT, (("            x = block(x, mask)\n        return self.head(self.ln_f(x))",
+                                      "            out = block(x, mask)\n        return self.head(self.ln_f(out))"),),
+         "every block reads the embeddings; only the last block's output is kept", "gpt-blocks"),
+    # lm_loss
+    Edit("loss_ignores_id_0", LOSS, (("targets.reshape(-1))", "targets.reshape(-1), ignore_index=0)"),),
+         "F.cross_entropy(..., ignore_index=0): targets with id 0 left out of the mean", "loss-ignore-index"),
+    Edit("nll_loss_on_logits", LOSS, (("F.cross_entropy(", "F.nll_loss("),),
+         "F.nll_loss given the raw logits (no log_softmax)", "loss-nll-on-logits"),
+    # train_lm
+    Edit("generator_reseeded_every_step", TRAIN, (("    " + GENERATOR + "\n", ""),
+                                                  ("        model.train()\n", "        model.train()\n        " + GENERATOR + "\n")),
+         "the seeded generator created inside the loop: the same batch at every step", "same-batch-every-step"),
+    Edit("steps_counted_from_zero", TRAIN, (("range(1, steps + 1)", "range(steps)"),),
+         "steps 0 .. steps-1: evaluated at step 0 and never after the last step", "history-steps"),
+    Edit("optimizer_created_every_step", TRAIN,
+         (("    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)\n", ""),
+          ("        model.train()\n", "        model.train()\n"
+                                    "        optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)\n")),
+         "a new AdamW at every step: its moments are reset", "optimizer-recreated"),
+    Edit("learning_rate_hard_coded", TRAIN, (("lr=learning_rate", "lr=3e-3"),),
+         "the learning_rate argument ignored, lr=3e-3 hard-coded", "learning-rate-ignored"),
+    # next_token_probs
+    Edit("temperature_divided_in_place", PROBS, (("logits = logits / temperature", "logits /= temperature"),),
+         "the caller's logits divided by the temperature in place", "modifies-argument"),
+    Edit("top_k_drops_the_kth", PROBS, (("logits < kth", "logits <= kth"),),
+         "logits at or below the k-th largest removed: k-1 kept (none for top_k=1)", "top-k-values"),
+    # generate
+    Edit("context_cropped_to_first_ids", GENERATE, (("idx[:, -model.block_size:]", "idx[:, :model.block_size]"),),
+         "the context cropped to its FIRST block_size ids", "generate-no-crop"),
+    Edit("fresh_generator_by_default", GENERATE,
+         (("    with torch.no_grad():\n", "    if generator is None:\n        generator = torch.Generator()\n"
+                                           "    with torch.no_grad():\n"),),
+         "a new unseeded torch.Generator() when none is given: every call samples the same ids",
+         "sampling-default-generator"),
+)
+
+FRESH_ALTERNATIVES = (
+    Edit("masked_softmax_where_before", SOFTMAX,
+         (("filled = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)",
+           "filled = torch.where(allowed, scores, torch.finfo(scores.dtype).min)"),),
+         "torch.where to fill the blocked scores before the softmax"),
+    Edit("entropy_with_entr", ENTROPY, ((XLOGY, "return torch.special.entr(weights).sum(dim=-1)"),),
+         "torch.special.entr, -p ln p with 0 at 0"),
+    Edit("saturation_with_vector_norm", SATURATION,
+         (("p.max(dim=-1).values", "p.amax(dim=-1)"),
+          ("torch.linalg.matrix_norm(jacobians)", "torch.linalg.vector_norm(jacobians, dim=(-2, -1))")),
+         "amax, and the Frobenius norm as a vector norm over both matrix dimensions"),
+    Edit("dependency_permuted_matrix_norm", DEPENDENCY,
+         (("return jacobian.pow(2).sum(dim=(1, 3)).sqrt()",
+           "return torch.linalg.matrix_norm(jacobian.permute(0, 2, 1, 3))"),),
+         "Jacobian permuted to (T, T, d_out, d_in), then matrix_norm"),
+    Edit("causal_mask_negated_tril", MASK, ((TRIU, "return ~torch.tril(torch.ones(T, T, dtype=torch.bool, device=device))"),),
+         "the negation of assignment 1's may-attend mask"),
+    Edit("examples_by_unfold", EXAMPLES,
+         (("    indices = torch.as_tensor(starts)[:, None] + torch.arange(block_size)  # (B, T)\n"
+           "    return data[indices], data[indices + 1]\n",
+           "    windows = data.unfold(0, block_size + 1, 1)[torch.as_tensor(starts)]  # (B, T + 1)\n"
+           "    return windows[:, :-1], windows[:, 1:]\n"),),
+         "windows of block_size + 1 ids by unfold, split into x and y"),
+    Edit("block_functional_dropout", BLOCK,
+         (("self.drop(attended)", "F.dropout(attended, self.drop.p, self.training)"),
+          ("self.drop(self.ff(self.ln2(x)))", "F.dropout(self.ff(self.ln2(x)), self.drop.p, self.training)")),
+         "F.dropout(x, self.drop.p, self.training) in place of self.drop(x)"),
+    Edit("block_functional_layer_norm", BLOCK,
+         (("h = self.ln1(x)", "h = F.layer_norm(x, (x.shape[-1],), self.ln1.weight, self.ln1.bias, self.ln1.eps)"),),
+         "F.layer_norm with ln1's parameters"),
+    Edit("gpt_mask_as_buffer", GPT,
+         ((TIE, TIE + "        self.register_buffer(\"mask\", causal_mask(block_size), persistent=False)\n"),
+          ("mask = causal_mask(T, idx.device)", "mask = self.mask[:T, :T]")),
+         "the causal mask built once as a non-persistent buffer and sliced to T"),
+    Edit("loss_nll_of_log_softmax", LOSS,
+         ((CROSS_ENTROPY, "return F.nll_loss(F.log_softmax(logits, dim=-1).reshape(-1, logits.shape[-1]), "
+                          "targets.reshape(-1))"),),
+         "F.nll_loss of F.log_softmax"),
+    Edit("adamw_default_weight_decay", TRAIN, (("lr=learning_rate, weight_decay=0.01)", "lr=learning_rate)"),),
+         "AdamW's default weight decay, which is 0.01"),
+    Edit("top_k_before_temperature", PROBS, (("    logits = logits / temperature\n", ""),
+                                             ("return torch.softmax(logits, dim=-1)",
+                                              "return torch.softmax(logits / temperature, dim=-1)")),
+         "top-k chosen on the raw logits, divided by the temperature afterwards"),
+)

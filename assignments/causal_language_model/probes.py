@@ -25,8 +25,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from course.probe_tools import (Namespace, Probe, StandInDropout, caught, error_output, fill_parameters, generator,
-                               like, randn, registry, replaced, require, stand_in_registry, to_array,
-                               with_stand_in_dropout)
+                               like, randn, registry, replaced, require, stand_in_dropout, stand_in_registry,
+                               to_array)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
@@ -36,6 +36,33 @@ PROBES, probe = registry()  # check id -> probe; the grader runs them all (cours
 
 def _kinds(module: nn.Module, names: tuple[str, ...]) -> np.ndarray:
     return np.array([type(getattr(module, name, None)).__name__ for name in names])
+
+
+def like_with_nan(got: np.ndarray, want) -> np.ndarray:
+    """Whether an output equals a trusted re-computation of a mistake, NaN where it has NaN (like, for mistakes
+    whose output is NaN somewhere)."""
+    want = to_array(want)
+    return np.array(bool(got.dtype.kind == "f" and got.shape == want.shape
+                         and np.allclose(got, want, atol=1e-5, equal_nan=True)))
+
+
+def flag(compute: Callable[[], object], if_error: bool) -> np.ndarray:
+    """bool(compute()) as an array, or `if_error` when it raises (an error is no evidence for this flag: other
+    outputs show it)."""
+    try:
+        return np.array(bool(compute()))
+    except Exception:
+        return np.array(if_error)
+
+
+def simulated(compute: Callable[[], torch.Tensor]) -> torch.Tensor | np.ndarray:
+    """A trusted re-computation of a mistake, or an empty array when it cannot be made (the student's objects
+    lack what it needs): then no output is like it."""
+    try:
+        with torch.no_grad():
+            return compute()
+    except Exception:
+        return np.zeros(0)
 
 
 # ---------------------------------------------------------------- the grader's own pieces
@@ -91,7 +118,8 @@ stand_in("dropout")(StandInDropout)
 class StandInBlock(nn.Module):
     """Single-head attention with fixed weights and a residual, reading attn_mask as nn.MultiheadAttention does
     (bool True = blocked; a float mask is added to the scores; a fully blocked row gives NaN, as there).
-    It records the pattern of the last mask it got (None: no mask) and its last input."""
+    It records the pattern of the last mask it got (None: no mask), the devices of the masks it got, and its last
+    input."""
 
     made: list[StandInBlock] = []  # every stand-in since the last reset, in order
 
@@ -100,11 +128,13 @@ class StandInBlock(nn.Module):
         StandInBlock.made.append(self)
         seed = 300 + len(StandInBlock.made)
         self.register_buffer("W", randn(seed, 3, d_model, d_model) / math.sqrt(d_model))
-        self.last_mask, self.last_input, self.calls = None, None, 0
+        self.last_mask, self.last_input, self.calls, self.mask_devices = None, None, 0, []
 
     def forward(self, x, attn_mask=None, *args, **kwargs):
         attn_mask = kwargs.get("mask", attn_mask)
         self.calls += 1
+        if attn_mask is not None:
+            self.mask_devices.append(torch.as_tensor(attn_mask).device)
         self.last_input = x.detach().clone()
         self.last_mask = None if attn_mask is None else blocked_by(attn_mask).detach().clone()
         q, k, v = (x @ w for w in self.W)
@@ -183,65 +213,130 @@ EMPTY_MASK = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [0, 0, 1, 0]]).expand(2, 
 
 
 def _mask_clues(weights: np.ndarray, scores: torch.Tensor, mask: torch.Tensor) -> dict[str, np.ndarray]:
-    """Clues to a masked softmax's mistake: its row sums, and whether its weights are those of the opposite mask, of
-    the mask added to the scores, or of no mask at all."""
-    return {"row_sums": weights.sum(axis=-1) if weights.dtype.kind == "f" else weights,
-            "like_reversed": like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
-            "like_additive": like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype), dim=-1)),
-            "like_no_mask": like(weights, torch.softmax(scores, dim=-1))}
+    """Clues to a masked softmax's mistake: the sums of its rows that allow a key (only when there are weights:
+    an error is no evidence of a wrong axis), and whether its weights are those of the opposite mask, of the mask
+    added to the scores, or of no mask at all."""
+    sums = {}
+    if weights.dtype.kind == "f" and weights.shape == tuple(scores.shape):
+        any_allowed = (torch.as_tensor(mask) != 0).any(dim=-1).expand(scores.shape[:-1]).numpy()
+        sums["row_sums"] = weights.sum(axis=-1)[any_allowed]
+    return sums | {"like_reversed": like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
+                   "like_additive": like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype),
+                                                                dim=-1)),
+                   "like_no_mask": like(weights, torch.softmax(scores, dim=-1))}
 
 
 @probe("masked_softmax_values")
 def probe_masked_softmax_values(ns):
-    """Weights without a mask, with bool, 0/1 int, 0/1 float and broadcast masks, and in float16 and float64;
-    clues: the weights with a mask of the scores' own shape, and the mask's (_mask_clues)."""
+    """Weights without a mask, with bool, 0/1 int, 0/1 float and broadcast masks, and in float16 and float64, each
+    call on its own copy of the scores; whether the caller's scores were left as they were; whether the weights
+    keep the scores' dtype (float64 scores, and float32 scores with a float64 mask); clues: the weights with a mask
+    of the scores' own shape, a softmax over the queries, and the mask's (_mask_clues)."""
     masked_softmax = require(ns, "masked_softmax")
     scores = randn(10, *SCORES_SHAPE) * 2
-    out = {"no_mask": caught(lambda: masked_softmax(scores)),
-           "bool_mask": caught(lambda: masked_softmax(scores, PAIR_MASK)),
-           "int_mask": caught(lambda: masked_softmax(scores, PAIR_MASK.long())),
-           "float_mask": caught(lambda: masked_softmax(scores, PAIR_MASK.float())),
-           "key_mask": caught(lambda: masked_softmax(scores, KEY_MASK)),
-           "batch_mask": caught(lambda: masked_softmax(scores, BATCH_MASK)),
-           "full_shape_mask": caught(lambda: masked_softmax(scores, PAIR_MASK.expand(SCORES_SHAPE))),
-           "float16": caught(lambda: masked_softmax(scores.half(), PAIR_MASK)),
-           "float64_dtype": caught(lambda: np.array(str(masked_softmax(scores.double(), PAIR_MASK).dtype)))}
+
+    def weights(mask=None, dtype=torch.float32):
+        return caught(lambda: masked_softmax(scores.clone().to(dtype), mask))
+
+    out = {"no_mask": weights(), "bool_mask": weights(PAIR_MASK), "int_mask": weights(PAIR_MASK.long()),
+           "float_mask": weights(PAIR_MASK.float()), "key_mask": weights(KEY_MASK), "batch_mask": weights(BATCH_MASK),
+           "full_shape_mask": weights(PAIR_MASK.expand(SCORES_SHAPE)), "float16": weights(PAIR_MASK, torch.float16)}
+    kept = scores.clone()
+    try:
+        masked_softmax(kept, PAIR_MASK)
+    except Exception:
+        pass
+    out["scores_unchanged"] = np.array(bool(torch.equal(kept, scores)))
+    out["dtype_kept"] = np.array([  # True unless the weights came back in another dtype than the scores'
+        flag(lambda: masked_softmax(scores.double(), PAIR_MASK).dtype == torch.float64, True),
+        flag(lambda: masked_softmax(scores.clone(), PAIR_MASK.double()).dtype == torch.float32, True)])
+    out["like_query_axis"] = like(out["no_mask"], torch.softmax(scores, dim=-2))
     return out | _mask_clues(out["float_mask"], scores, PAIR_MASK.float())
+
+
+FAR_MASK = torch.tensor([[1, 0, 1, 0], [0, 1, 1, 1], [1, 0, 0, 0]], dtype=torch.bool)  # every row allowed
+LARGE_MASK = PAIR_MASK
+
+
+def _far_scores() -> torch.Tensor:
+    """(2, 3, 4) scores: the blocked ones near +100, the allowed ones near -100 (unscaled scores reach such
+    sizes, section 1.2)."""
+    return randn(14, 2, 3, 4) + torch.where(FAR_MASK, -100.0, 100.0)
+
+
+def _large_scores() -> torch.Tensor:
+    """(2, 3, 5) scores near 100."""
+    return randn(15, *SCORES_SHAPE) * 3 + 100
+
+
+def _softmax_then_mask(scores: torch.Tensor, mask) -> torch.Tensor:
+    """The mistake: a plain softmax, the blocked weights zeroed, the row renormalised."""
+    weights = torch.softmax(scores, dim=-1) * (torch.as_tensor(mask) != 0)
+    return weights / weights.sum(dim=-1, keepdim=True)
+
+
+def _softmax_without_max_shift(scores: torch.Tensor, mask=None) -> torch.Tensor:
+    """The mistake: exp(x) / exp(x).sum() (after the usual fill), without subtracting the row's maximum."""
+    if mask is None:
+        return scores.exp() / scores.exp().sum(dim=-1, keepdim=True)
+    allowed = torch.as_tensor(mask) != 0
+    filled = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    return filled.exp() / filled.exp().sum(dim=-1, keepdim=True) * allowed
 
 
 @probe("masked_softmax_empty_rows")
 def probe_masked_softmax_empty_rows(ns):
     """A mask with a row that allows nothing: the weights, that row alone, and the gradient of a fixed weighted
     sum of the weights (finite, 0 for the empty row); whether a NaN score of an allowed key (a bug upstream) still
-    shows as NaN; clues: whether the empty row is NaN or uniform, and the mask's."""
+    shows as NaN; the weights at large magnitudes: blocked scores far above the allowed ones, and scores near 100
+    (with a mask and without); clues: whether the empty row is NaN or uniform, whether the weights are those of a
+    softmax masked afterwards and renormalised, or of exp(x) / exp(x).sum(), and the mask's."""
     masked_softmax = require(ns, "masked_softmax")
-    scores = randn(11, 2, 3, 4).requires_grad_()
+    leaf = randn(11, 2, 3, 4).requires_grad_()
+    scores = leaf * 1.0  # not a leaf: an in-place change of it is another output's business (masked_softmax_values)
     weights = masked_softmax(scores, EMPTY_MASK)
-    out = {"weights": to_array(weights), "empty_rows": to_array(weights[:, 1])} | _mask_clues(to_array(weights), scores.detach(),
-                                                                                     EMPTY_MASK)
+    out = {"weights": to_array(weights), "empty_rows": to_array(weights[:, 1])} | _mask_clues(
+        to_array(weights), leaf.detach(), EMPTY_MASK)
     out["empty_rows_nan"] = np.array(bool(torch.isnan(weights[:, 1]).any()))
     out["empty_rows_uniform"] = np.array(bool(torch.allclose(weights[:, 1], torch.full((2, 4), 0.25))))
+    far, large = _far_scores(), _large_scores()
+    out["far_blocked"] = caught(lambda: masked_softmax(far.clone(), FAR_MASK))
+    out["large_scores"] = caught(lambda: torch.stack([masked_softmax(large.clone(), LARGE_MASK),
+                                                      masked_softmax(large.clone())]))
+    out["like_after_softmax"] = like_with_nan(
+        np.concatenate([out["weights"].ravel(), out["far_blocked"].ravel()]) if out["far_blocked"].dtype.kind == "f"
+        else out["far_blocked"],
+        torch.cat([_softmax_then_mask(leaf.detach(), EMPTY_MASK).ravel(), _softmax_then_mask(far, FAR_MASK).ravel()]))
+    out["like_no_max_shift"] = like_with_nan(out["large_scores"], torch.stack(
+        [_softmax_without_max_shift(large, LARGE_MASK), _softmax_without_max_shift(large)]))
     try:
         (weights * randn(12, 2, 3, 4)).sum().backward()
     except Exception as error:
         return out | {"grad": error_output(error)}
-    out["grad"] = np.array("no gradient") if scores.grad is None else to_array(scores.grad)
-    out["grad_finite"] = np.array(scores.grad is not None and bool(torch.isfinite(scores.grad).all()))
+    out["grad"] = np.array("no gradient") if leaf.grad is None else to_array(leaf.grad)
+    out["grad_finite"] = np.array(leaf.grad is not None and bool(torch.isfinite(leaf.grad).all()))
     broken = randn(13, 3, 4).index_put((torch.tensor([0]), torch.tensor([1])), torch.tensor(float("nan")))
-    out["nan_score_shows"] = caught(lambda: torch.isnan(masked_softmax(broken, EMPTY_MASK[0])[0]).any())
+    out["nan_score_shows"] = flag(lambda: torch.isnan(masked_softmax(broken, EMPTY_MASK[0])[0]).any(), True)
     return out
 
 
 @probe("attention_entropy")
 def probe_attention_entropy(ns):
-    """Entropies of rows with zeros (and of an all-zero row, as masked_softmax gives), batched and of one row."""
+    """Entropies of rows with zeros, batched and of one row, and of a batch with an all-zero row (as masked_softmax
+    gives); clues: whether the entropies have NaN, are in bits, summed over the queries or divided by ln T_k."""
     entropy = require(ns, "attention_entropy")
     weights = torch.softmax(randn(20, 2, 3, 6) * 2, dim=-1)
     weights[0, 1] = torch.tensor([0.5, 0.0, 0.25, 0.0, 0.25, 0.0])
-    weights[1, 2] = 0.0
-    out = {"entropy": caught(lambda: entropy(weights)), "one_row": caught(lambda: entropy(weights[0, 0]))}
-    out["finite"] = np.array(out["entropy"].dtype.kind == "f" and bool(np.all(np.isfinite(out["entropy"]))))
+    weights[1, 2] = torch.tensor([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    with_zero_row = weights.clone()
+    with_zero_row[1, 0] = 0.0
+    out = {"entropy": caught(lambda: entropy(weights.clone())), "one_row": caught(lambda: entropy(weights[0, 0].clone())),
+           "zero_row": caught(lambda: entropy(with_zero_row))}
+    out["finite"] = np.array(not (out["entropy"].dtype.kind == "f" and bool(np.any(np.isnan(out["entropy"])))))
+    xlogy = torch.special.xlogy(weights, weights)
     out["like_log2"] = like(out["entropy"], trusted_entropy(weights) / math.log(2))
+    out["like_over_queries"] = like(out["entropy"], -xlogy.sum(dim=-2))
+    out["like_normalised"] = like(out["entropy"], trusted_entropy(weights) / math.log(weights.shape[-1]))
     return out
 
 
@@ -254,18 +349,27 @@ def _saturated_weights() -> torch.Tensor:
 @probe("saturation_stats")
 def probe_saturation_stats(ns):
     """The three statistics of rows from flat to saturated (with the grader's attention_entropy), the keys of
-    the dict returned, and clues: the statistics a global max or a spectral norm would give."""
+    the dict returned and whether its values are Python floats; clues: the statistics a global max, a max over
+    the rows, a spectral or squared norm, or torch.diag (the diagonal of the (rows, T_k) matrix) would give."""
     weights = _saturated_weights()
     with replaced(ns, attention_entropy=trusted_entropy):
-        stats = require(ns, "saturation_stats")(weights)
+        stats = require(ns, "saturation_stats")(weights.clone())
     if not isinstance(stats, dict):
         raise TypeError(f"saturation_stats must return a dict, got {type(stats).__name__}")
-    out = {"keys": np.array(sorted(map(str, stats)))}
-    out |= {key: caught(lambda key=key: float(stats[key])) for key in ("max_weight", "entropy", "jacobian_norm")}
+    names = ("entropy", "jacobian_norm", "max_weight")
+    out = {"keys": np.array(sorted(map(str, stats))),
+           "value_types": np.array([("float" if isinstance(stats[key], float) else type(stats[key]).__name__)
+                                    if key in stats else "missing" for key in names])}
+    out |= {key: caught(lambda key=key: float(stats[key])) for key in names}
     p = weights.reshape(-1, 6)
-    jacobians = torch.diag_embed(p) - p[:, :, None] * p[:, None, :]
+    outer = p[:, :, None] * p[:, None, :]
+    jacobians = torch.diag_embed(p) - outer
     out["max_like_global"] = like(out["max_weight"], weights.max())
+    out["max_like_over_rows"] = like(out["max_weight"], p.max(dim=0).values.mean())
     out["jacobian_like_spectral"] = like(out["jacobian_norm"], torch.linalg.matrix_norm(jacobians, ord=2).mean())
+    out["jacobian_like_squared"] = like(out["jacobian_norm"], torch.linalg.matrix_norm(jacobians).pow(2).mean())
+    out["jacobian_like_torch_diag"] = like(out["jacobian_norm"],
+                                           torch.linalg.matrix_norm(torch.diag(p) - outer).mean())
     return out
 
 
@@ -289,7 +393,8 @@ def _trusted_dependency(fn, x: torch.Tensor) -> torch.Tensor:
 @probe("dependency_matrix")
 def probe_dependency_matrix(ns):
     """D of a causal and of a dense layer; whether x was left as it was (values, requires_grad, .grad), also for
-    an x that requires gradients; clues: the transposed matrix, and the column norms of d out.sum() / d x."""
+    an x that requires gradients; clues: the transposed matrix, the column norms of d out.sum() / d x, the squared
+    norms, and one gradient per output row of the row's sum."""
     dependency = require(ns, "dependency_matrix")
     x = randn(42, 5, 3)
     before = x.clone()
@@ -304,6 +409,9 @@ def probe_dependency_matrix(ns):
     out["like_transposed"] = like(out["causal"], trusted.T)
     summed = torch.autograd.functional.jacobian(lambda y: _causal_layer(y).sum(), x).norm(dim=1)  # one per input
     out["like_sum_gradient"] = like(out["causal"], summed.expand(5, 5)) | like(out["causal"], summed[:, None].expand(5, 5))
+    out["like_squared"] = like(out["causal"], trusted ** 2)
+    jacobian = torch.autograd.functional.jacobian(_causal_layer, x.clone())  # (T, d_out, T, d_in)
+    out["like_row_sums"] = like(out["causal"], jacobian.sum(dim=1).norm(dim=-1))
     return out
 
 
@@ -323,8 +431,8 @@ def _mha_output(mask) -> torch.Tensor:
 @probe("causal_mask")
 def probe_causal_mask(ns):
     """Which keys nn.MultiheadAttention blocks with the mask for T = 1, 4, 7, what it computes with the mask for
-    T = 5, whether the mask is made on the device asked for (meta: no memory, and never the default); clues: the mask's dtype and whether it is one of the usual
-    wrong masks."""
+    T = 5, whether the mask is made on the device asked for (meta: no memory, and never the default); clues: the
+    mask's dtype, whether it is one of the usual wrong masks, and whether it holds NaN."""
     causal_mask = require(ns, "causal_mask")
     out = {f"blocked_{T}": caught(lambda T=T: blocked_by(causal_mask(T))) for T in (1, 4, 7)}
     mask = causal_mask(5)
@@ -337,13 +445,16 @@ def probe_causal_mask(ns):
     out["diagonal_blocked"] = np.array(bool(np.array_equal(blocked, np.triu(np.ones((5, 5), bool)))))
     out["float_zero_one"] = np.array(bool(isinstance(mask, torch.Tensor) and mask.is_floating_point()
                                           and set(mask.unique().tolist()) <= {0.0, 1.0}))
+    out["has_nan"] = np.array(bool(isinstance(mask, torch.Tensor) and mask.is_floating_point()
+                                   and torch.isnan(mask).any()))
     return out
 
 
 @probe("make_examples")
 def probe_make_examples(ns):
     """Windows of 6 from three starts, and the window whose target is the data's last id; the dtypes; clues:
-    whether the targets are the inputs, or the inputs shifted by two."""
+    whether the targets are the inputs, the inputs shifted by two, or the inputs rolled by one (the last target
+    wrapping round)."""
     data = torch.randint(0, 50, (60,), generator=generator(60))
     make_examples, starts = require(ns, "make_examples"), torch.tensor([0, 11, 30])
     x, y = make_examples(data, starts, 6)
@@ -352,6 +463,7 @@ def probe_make_examples(ns):
     indices = starts[:, None] + torch.arange(6)
     shifts = [k for k in (0, 1, 2) if tuple(y.shape) == (3, 6) and torch.equal(y.long(), data[indices + k])]
     out["targets_like_inputs"], out["targets_shifted_by_2"] = np.array(shifts[:1] == [0]), np.array(shifts[:1] == [2])
+    out["targets_rolled"] = np.array(bool(tuple(y.shape) == (3, 6) and torch.equal(y.long(), torch.roll(data[indices], -1, 1))))
     return out
 
 
@@ -376,22 +488,56 @@ def _post_norm(block: nn.Module, x: torch.Tensor, mask) -> torch.Tensor:
     return block.ln2(h + block.ff(h))
 
 
+def _block_variant(block: nn.Module, x: torch.Tensor, mask, variant: str) -> torch.Tensor:
+    """The block's output in eval mode under one of the usual slips of its formula: the feed-forward normalised
+    with ln1 ("ff_ln1"), reading the block's input instead of the stream after attention ("ff_reads_input"), or
+    with ReLU in place of GELU ("relu")."""
+    h = block.ln1(x)
+    h = x + block.attn(h, h, h, attn_mask=mask, need_weights=False)[0]
+    if variant == "ff_ln1":
+        return h + block.ff(block.ln1(h))
+    if variant == "ff_reads_input":
+        return h + block.ff(block.ln2(x))
+    return h + block.ff[2](torch.relu(block.ff[0](block.ln2(h))))
+
+
+def _held_tensors(module: nn.Module) -> int:
+    """How many tensors the module and its children hold in plain attributes (lists, dicts and tuples included),
+    beside their parameters and buffers."""
+    def count(value, depth=0) -> int:
+        if isinstance(value, torch.Tensor):
+            return 1
+        if depth < 2 and isinstance(value, (list, tuple)):
+            return sum(count(v, depth + 1) for v in value)
+        if depth < 2 and isinstance(value, dict):
+            return sum(count(v, depth + 1) for v in value.values())
+        return 0
+    return sum(count(value) for m in module.modules() for name, value in vars(m).items()
+               if name not in ("_parameters", "_buffers", "_modules"))
+
+
 @probe("decoder_block")
 def probe_decoder_block(ns):
     """Outputs in eval mode with the causal mask (bool and float), with none, and in training mode with a stand-in
-    dropout; the structure; clues: post-norm, a mask that changes nothing, eval outputs that change at random."""
+    dropout; the structure; whether the tensors the block holds grow from call to call; clues: post-norm, a mask
+    that changes nothing, eval outputs that change at random, and slips of the formula (_block_variant)."""
     block, out = _block(ns, dropout=0.5)
     x = randn(71, 2, 5, BLOCK_SIZES["d_model"])
     mask, float_mask = trusted_causal_mask(5), torch.zeros(5, 5).masked_fill(trusted_causal_mask(5), float("-inf"))
     with torch.no_grad():
         block.eval()
         out["masked_output"] = caught(lambda: block(x, mask))
+        held = _held_tensors(block)
         out["float_mask_output"] = caught(lambda: block(x, float_mask))
         out["unmasked_output"] = caught(lambda: block(x, None))
         out["mask_changes_output"] = ~like(out["masked_output"], out["unmasked_output"])
         out["eval_deterministic"] = like(out["masked_output"], caught(lambda: block(x, mask)), atol=0)
+        out["holds_no_more"] = np.array(_held_tensors(block) <= held)
         out["like_post_norm"] = like(out["masked_output"], caught(lambda: _post_norm(block, x, mask)))
-        out["train_output"] = caught(lambda: with_stand_in_dropout(block)(x, mask))
+        for variant in ("ff_ln1", "ff_reads_input", "relu"):
+            out[f"like_{variant}"] = like(out["masked_output"], simulated(lambda: _block_variant(block, x, mask, variant)))
+        with stand_in_dropout(block):
+            out["train_output"] = caught(lambda: block(x, mask))
     return out
 
 
@@ -431,17 +577,61 @@ def _with_grader_pieces(gpt_probe: Probe) -> Probe:
     return run
 
 
+def _first_block_input(ns: Namespace, ids: torch.Tensor) -> np.ndarray:
+    """What the first stand-in block of a fresh model gets for `ids` (empty if it gets nothing)."""
+    model, blocks, _ = _gpt(ns)
+    with torch.no_grad():
+        try:
+            model(ids)
+        except Exception:
+            pass
+    return to_array(blocks[0].last_input) if blocks and blocks[0].last_input is not None else np.zeros(0)
+
+
+def _on_meta(model: nn.Module, blocks: list[StandInBlock]) -> dict[str, np.ndarray]:
+    """The model and ids moved to the meta device (no memory, and never the CPU): whether the positions given to
+    pos_emb and the masks given to the blocks were on it. A tensor made on the CPU there is what, on a GPU, fails
+    with "expected all tensors to be on the same device"."""
+    devices = []
+    pos_emb = getattr(model, "pos_emb", None)
+    hook = pos_emb.register_forward_pre_hook(lambda module, args: devices.append(args[0].device)) \
+        if isinstance(pos_emb, nn.Module) else None
+    for block in blocks:
+        block.mask_devices = []
+    try:
+        with torch.no_grad():
+            model.to("meta")(IDS.to("meta"))
+    except Exception:
+        pass
+    finally:
+        if hook is not None:
+            hook.remove()
+    meta = torch.device("meta")
+    return {"positions_on_device": np.array(all(device == meta for device in devices)),
+            "mask_on_device": np.array(all(device == meta for block in blocks for device in block.mask_devices))}
+
+
 @probe("tiny_gpt")
 @_with_grader_pieces
 def probe_tiny_gpt(ns):
-    """Logits with stand-in blocks; the structure; clues: what the first block got (token + position embeddings,
-    or scaled by sqrt(d_model)), whether every block got the causal mask, and the logits without the final norm."""
+    """Logits with stand-in blocks at T = block_size; the structure (the position table's rows too); whether the
+    positions and the mask are made on the device of idx; clues: what the first block got (token + position
+    embeddings, or scaled by sqrt(d_model)), also at T = 4, whether every block got the causal mask, whether the
+    blocks all read the same input (not chained), the logits without the final norm, and whether the full-length
+    input raised a ValueError."""
     model, blocks, out = _gpt(ns)
+    pos_emb = getattr(model, "pos_emb", None)
+    out["position_rows"] = np.array(getattr(getattr(pos_emb, "weight", None), "shape", (-1,))[0])
     with torch.no_grad():
         out["logits"] = caught(lambda: model(IDS))
+        out["value_error_at_block_size"] = np.array(str(out["logits"]).startswith("ValueError"))
         causal = trusted_causal_mask(6)
-        out["masks_causal"] = np.array(bool(blocks) and all(b.last_mask is not None and b.last_mask.shape == causal.shape
-                                                            and torch.equal(b.last_mask, causal) for b in blocks))
+        if blocks and all(b.calls for b in blocks):
+            out["masks_causal"] = np.array(all(b.last_mask is not None and b.last_mask.shape == causal.shape
+                                               and torch.equal(b.last_mask, causal) for b in blocks))
+            out["blocks_share_input"] = np.array(len(blocks) > 1 and all(
+                b.last_input.shape == blocks[0].last_input.shape and torch.equal(b.last_input, blocks[0].last_input)
+                for b in blocks[1:]))
         if blocks and blocks[0].last_input is not None:
             embedded = model.tok_emb.weight[IDS], model.pos_emb.weight[:6]
             out["block_input"] = to_array(blocks[0].last_input)
@@ -451,23 +641,31 @@ def probe_tiny_gpt(ns):
             for block in blocks:
                 hidden = block(hidden, trusted_causal_mask(6))
             out["like_no_final_norm"] = like(out["logits"], hidden @ model.tok_emb.weight.T)
-    return out
+    out["short_block_input"] = _first_block_input(ns, IDS[:, :4])
+    return out | _on_meta(model, blocks)
 
 
 @probe("tiny_gpt_causal")
 @_with_grader_pieces
 def probe_tiny_gpt_causal(ns):
-    """The mask the blocks were given (1 = blocked, or 'none'), whether earlier logits ignore later tokens and a
-    prefix gets the same logits, and whether a sequence longer than block_size raises a ValueError."""
+    """On sequences of 5 ids: the mask the blocks were given (1 = blocked, or 'none'), whether earlier logits
+    ignore later tokens and a prefix gets the same logits; whether a sequence of block_size ids raises a ValueError
+    (it must not), and whether a longer one does."""
     model, blocks, out = _gpt(ns)
+    ids = IDS[:, :5]
     with torch.no_grad():
-        logits = model(IDS)
+        logits = model(ids)
         given = {"none" if block.last_mask is None else str(to_array(block.last_mask).astype(int).tolist()) for block in blocks}
         out["masks_given"] = np.array(sorted(given))  # the distinct masks the blocks got (1 = blocked)
-        changed = IDS.clone()
+        changed = ids.clone()
         changed[:, 3:] = (changed[:, 3:] + 5) % GPT_SIZES["vocab_size"]
         out["future_independent"] = np.array(bool(torch.allclose(model(changed)[:, :3], logits[:, :3], atol=1e-6)))
-        out["prefix_consistent"] = np.array(bool(torch.allclose(model(IDS[:, :4]), logits[:, :4], atol=1e-6)))
+        out["prefix_consistent"] = np.array(bool(torch.allclose(model(ids[:, :3]), logits[:, :3], atol=1e-6)))
+        try:
+            model(IDS)
+            out["value_error_at_block_size"] = np.array(False)
+        except Exception as error:
+            out["value_error_at_block_size"] = np.array(isinstance(error, ValueError))
     try:
         model(torch.zeros(1, GPT_SIZES["block_size"] + 1, dtype=torch.long))
         out["too_long"] = np.array("no error")
@@ -478,22 +676,33 @@ def probe_tiny_gpt_causal(ns):
 
 @probe("lm_loss")
 def probe_lm_loss(ns):
-    """The loss of fixed logits and targets, its shape and its gradient; clues: the sum, and softmax first."""
+    """The loss of fixed logits and targets (id 0 among them: a real character), its shape and its gradient;
+    clues: whether no gradient came back, the sum, softmax first, id 0 ignored, nll_loss of the raw logits, and
+    F.cross_entropy given the (B, T, V) logits unflattened (its value, or its error)."""
     logits = (randn(90, 3, 4, 7) * 2).requires_grad_()
     targets = torch.randint(0, 7, (3, 4), generator=generator(91))
+    targets[0, :2], targets[2, 3] = 0, 0
+    unflattened = caught(lambda: F.cross_entropy(logits.detach(), targets))
     try:
-        loss = require(ns, "lm_loss")(logits, targets)
+        loss = require(ns, "lm_loss")(logits, targets.clone())
     except Exception as error:
-        return {"loss": error_output(error)}
+        found = error_output(error)
+        return {"loss": found, "like_unflattened": np.array(str(found) == str(unflattened))}
     out = {"loss": to_array(loss), "shape": np.array(tuple(getattr(loss, "shape", (-1,))))}
     try:
         loss.backward()
         out["grad"] = np.array("no gradient") if logits.grad is None else to_array(logits.grad)
     except Exception as error:
         out["grad"] = error_output(error)
+    out["no_gradient"] = np.array(logits.grad is None)
     with torch.no_grad():
+        flat_logits, flat_targets = logits.reshape(-1, 7), targets.reshape(-1)
         out["like_sum"] = like(out["loss"], trusted_lm_loss(logits, targets) * 12)
         out["like_softmax_first"] = like(out["loss"], trusted_lm_loss(torch.softmax(logits, dim=-1), targets))
+        out["like_ignore_0"] = like(out["loss"], F.cross_entropy(flat_logits, flat_targets, ignore_index=0))
+        out["like_nll_on_logits"] = like(out["loss"], F.nll_loss(flat_logits, flat_targets))
+    out["like_unflattened"] = np.array(str(out["loss"]) == str(unflattened)) if unflattened.dtype.kind in "US" \
+        else like(out["loss"], unflattened)
     return out
 
 
@@ -515,15 +724,23 @@ def _parameters(model: nn.Module) -> np.ndarray:
     return np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])
 
 
-def _replay(ns: Namespace, optimizer: str = "adamw", zero_grad: bool = True, train_mode: bool = True) -> np.ndarray:
-    """The final parameters of the grader's own training loop, with one of the usual mistakes on request."""
+def _replay(ns: Namespace, optimizer: str = "adamw", zero_grad: bool = True, train_mode: bool = True,
+            reseed: bool = False, new_optimizer: bool = False) -> np.ndarray:
+    """The final parameters of the grader's own training loop, with one of the usual mistakes on request: Adam,
+    no zero_grad, no train mode, the generator re-seeded at every step, a new optimizer at every step."""
     model = _stand_in_lm()
-    if optimizer == "adamw":
-        opt = torch.optim.AdamW(model.parameters(), lr=TRAIN_RUN["learning_rate"], weight_decay=0.01)
-    else:
-        opt = torch.optim.Adam(model.parameters(), lr=TRAIN_RUN["learning_rate"], weight_decay=0.01)
+
+    def make_optimizer():
+        kind = torch.optim.AdamW if optimizer == "adamw" else torch.optim.Adam
+        return kind(model.parameters(), lr=TRAIN_RUN["learning_rate"], weight_decay=0.01)
+
+    opt = make_optimizer()
     batches = generator(0)
     for step in range(1, TRAIN_RUN["steps"] + 1):
+        if reseed:
+            batches = generator(0)
+        if new_optimizer:
+            opt = make_optimizer()
         model.train(train_mode)
         x, y = trusted_make_examples(TRAIN_DATA, ns["sample_starts"](len(TRAIN_DATA), model.block_size,
                                                                     TRAIN_RUN["batch_size"], batches), model.block_size)
@@ -535,12 +752,13 @@ def _replay(ns: Namespace, optimizer: str = "adamw", zero_grad: bool = True, tra
     return _parameters(model)
 
 
-def _trained(ns: Namespace, seed: int | None = None) -> tuple[nn.Module, dict]:
-    """A stand-in model trained by the notebook's train_lm (with the grader's make_examples and lm_loss)."""
+def _trained(ns: Namespace, seed: int | None = None, **changes) -> tuple[nn.Module, dict]:
+    """A stand-in model trained by the notebook's train_lm (with the grader's make_examples and lm_loss), with
+    TRAIN_RUN's settings or `changes` to them."""
     model = _stand_in_lm()
     seeded = {} if seed is None else {"seed": seed}
     with replaced(ns, make_examples=trusted_make_examples, lm_loss=trusted_lm_loss):
-        history = require(ns, "train_lm")(model, TRAIN_DATA, VAL_DATA, **TRAIN_RUN, **seeded)
+        history = require(ns, "train_lm")(model, TRAIN_DATA.clone(), VAL_DATA.clone(), **(TRAIN_RUN | changes), **seeded)
     if not isinstance(history, dict):
         raise TypeError(f"train_lm must return the history dict, got {type(history).__name__}")
     return model, history
@@ -549,7 +767,8 @@ def _trained(ns: Namespace, seed: int | None = None) -> tuple[nn.Module, dict]:
 @probe("train_lm")
 def probe_train_lm(ns):
     """History and final parameters of a short run (default seed), the final parameters with seed 5; clues:
-    the final parameters the usual mistakes give, and whether the validation losses are the training losses."""
+    the final parameters the usual mistakes give, whether another learning rate or seed changes them, and whether
+    the validation losses are the training losses."""
     model, history = _trained(ns)
     out = {"history_keys": np.array(sorted(map(str, history)))}
     out |= {key: caught(lambda key=key: np.array([float(v) for v in history[key]]))
@@ -557,9 +776,12 @@ def probe_train_lm(ns):
     out["final_parameters"] = _parameters(model)
     out["seed_5_parameters"] = _parameters(_trained(ns, seed=5)[0])
     for name, options in (("adam", dict(optimizer="adam")), ("no_zero_grad", dict(zero_grad=False)),
-                          ("eval_mode", dict(train_mode=False))):
+                          ("eval_mode", dict(train_mode=False)), ("same_batch", dict(reseed=True)),
+                          ("new_optimizer", dict(new_optimizer=True))):
         out[f"like_{name}"] = like(out["final_parameters"], _replay(ns, **options))
     out["val_like_train"] = like(out["val_loss"], out["train_loss"])
+    out["seed_5_like_default"] = like(out["seed_5_parameters"], out["final_parameters"], atol=0)
+    out["learning_rate_used"] = ~like(_parameters(_trained(ns, learning_rate=0.02)[0]), out["final_parameters"], atol=0)
     return out
 
 
@@ -570,16 +792,27 @@ LOGITS = randn(110, 3, 8) * 2
 
 @probe("next_token_probs")
 def probe_next_token_probs(ns):
-    """Probabilities at several temperatures and top-k (one above the vocabulary size), batched and of one row;
-    clues: the row sums, a temperature multiplied in, and top-k applied after the softmax."""
+    """Probabilities at several temperatures and top-k (one above the vocabulary size), batched and of one row,
+    each call on its own copy of the logits; whether the caller's logits were left as they were; clues: the row
+    sums, a temperature multiplied in, top-k applied after the softmax, and k - 1 or k + 1 logits kept."""
     probs = require(ns, "next_token_probs")
-    out = {"plain": caught(lambda: probs(LOGITS)), "cold": caught(lambda: probs(LOGITS, 0.5)),
-           "hot_top_3": caught(lambda: probs(LOGITS, 2.0, 3)), "top_20": caught(lambda: probs(LOGITS, 1.0, 20)),
-           "one_row": caught(lambda: probs(LOGITS[0], 0.7, 2))}
-    out["top_3_sums"] = caught(lambda: probs(LOGITS, 2.0, 3).sum(dim=-1))
+
+    def call(logits, *args):
+        return caught(lambda: probs(logits.clone(), *args))
+
+    out = {"plain": call(LOGITS), "cold": call(LOGITS, 0.5), "hot_top_3": call(LOGITS, 2.0, 3),
+           "top_20": call(LOGITS, 1.0, 20), "one_row": call(LOGITS[0], 0.7, 2)}
+    kept = LOGITS.clone()
+    try:
+        probs(kept, 0.5, 3)
+    except Exception:
+        pass
+    out["logits_unchanged"] = np.array(bool(torch.equal(kept, LOGITS)))
+    out["top_3_sums"] = out["hot_top_3"].sum(axis=-1) if out["hot_top_3"].dtype.kind == "f" else out["hot_top_3"]
     out["like_multiplied"] = like(out["cold"], torch.softmax(LOGITS * 0.5, dim=-1))
-    kept = torch.softmax(LOGITS / 2.0, dim=-1)
-    out["like_unnormalised"] = like(out["hot_top_3"], kept * (trusted_probs(LOGITS, 2.0, 3) > 0))
+    out["like_unnormalised"] = like(out["hot_top_3"], torch.softmax(LOGITS / 2.0, dim=-1) * (trusted_probs(LOGITS, 2.0, 3) > 0))
+    out["like_k_minus_1"] = like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 2))
+    out["like_k_plus_1"] = like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 4))
     return out
 
 
@@ -594,16 +827,20 @@ def _with_trusted_probs(ns: Namespace) -> Callable:
     return call
 
 
-def _trusted_greedy(model: nn.Module, idx: torch.Tensor, steps: int, position: int = -1) -> torch.Tensor:
+def _trusted_greedy(model: nn.Module, idx: torch.Tensor, steps: int, position: int = -1,
+                    first_ids: bool = False) -> torch.Tensor:
+    """Greedy decoding; `position` 0 or `first_ids` (the context cropped to its first block_size ids) are mistakes."""
     for _ in range(steps):
-        idx = torch.cat([idx, model(idx[:, -model.block_size:])[:, position].argmax(-1, keepdim=True)], dim=1)
+        context = idx[:, :model.block_size] if first_ids else idx[:, -model.block_size:]
+        idx = torch.cat([idx, model(context)[:, position].argmax(-1, keepdim=True)], dim=1)
     return idx
 
 
 @probe("generate_greedy")
 def probe_generate_greedy(ns):
     """Greedy continuations of a scripted model from a short and a long prompt; whether gradients were off;
-    clues: the logits of position 0, an error of the model about an uncropped context, only new ids returned."""
+    clues: the logits of position 0, the context cropped to its first ids, an error of the model about an
+    uncropped context, only new ids returned."""
     generate = _with_trusted_probs(ns)
     model, prompts, long_prompts = ScriptedLM(), torch.tensor([[1, 4, 2], [6, 0, 3]]), IDS[:, :6] % 7
     out = {"greedy": caught(lambda: generate(model, prompts, 6, greedy=True)),
@@ -612,6 +849,7 @@ def probe_generate_greedy(ns):
     out["new_only"] = np.array(out["greedy"].shape == (2, 6))
     with torch.no_grad():
         out["like_position_0"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, position=0))
+        out["like_first_ids"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, first_ids=True))
     out["uncropped"] = np.array("crop it to the last block_size" in str(out["greedy"]) + str(out["long_prompt"]))
     return out
 
@@ -630,14 +868,16 @@ def probe_generate_sampling(ns):
     """For two settings, 4,000 seeded continuations of 3 ids of a bigram model from the same prompt: the first
     new id's frequencies next to its exact probabilities (the judge compares them, checks.py), how many sampled
     ids fall outside the top-k of their step, whether the prompts are kept, and whether the same generator seed
-    gives the same samples; clues: the exact probabilities after the first prompt id (position 0's logits), and
-    an error of the model about an uncropped context."""
+    gives the same samples; whether, with no generator given, torch.manual_seed decides the samples; clues: the
+    exact probabilities after the first prompt id (position 0's logits) and at temperature 1, whether only the
+    new ids came back, and an error of the model about an uncropped context."""
     generate = _with_trusted_probs(ns)
     model, out = BigramLM(), {"uncropped": np.array(False)}
     prompts = torch.tensor([[2, 5]]).repeat(SAMPLED_ROWS, 1)
     for name, setting in SAMPLING.items():
         out[f"{name}_exact"] = to_array(trusted_probs(model.table[5], **setting))
         out[f"{name}_exact_position_0"] = to_array(trusted_probs(model.table[2], **setting))
+        out[f"{name}_exact_temperature_1"] = to_array(trusted_probs(model.table[5], top_k=setting.get("top_k")))
         try:
             ids = generate(model, prompts, 3, generator=generator(7), **setting)
         except Exception as error:
@@ -645,6 +885,7 @@ def probe_generate_sampling(ns):
             out["uncropped"] = np.array("crop it to the last block_size" in str(error))
             continue
         out[f"{name}_shape"] = np.array(tuple(ids.shape))
+        out[f"{name}_new_only"] = np.array(tuple(ids.shape) == (SAMPLED_ROWS, 3))
         if tuple(ids.shape) != (SAMPLED_ROWS, 5):
             continue
         out[f"{name}_frequencies"] = _sample_frequencies(ids, 2)
@@ -654,4 +895,21 @@ def probe_generate_sampling(ns):
             out[f"{name}_outside_top_k"] = np.array(int((~allowed.gather(-1, ids[:, 2:5, None])).sum()))
         again = generate(model, prompts, 3, generator=generator(7), **setting)
         out[f"{name}_repeatable"] = np.array(bool(torch.equal(again, ids)))
+    out["default_generator"] = _follows_global_seed(generate, model)
     return out
+
+
+def _follows_global_seed(generate: Callable, model: nn.Module) -> np.ndarray:
+    """Whether, with no generator given, the samples follow torch.manual_seed: the same seed gives the same ids,
+    another seed others (200 rows of 3 ids: two seeds agree by chance with probability far below 1e-100). The
+    global random state is restored afterwards. An error is no evidence here (True): other outputs show it."""
+    prompts = torch.tensor([[2, 5]]).repeat(200, 1)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            runs = []
+            for seed in (11, 11, 12):
+                torch.manual_seed(seed)
+                runs.append(generate(model, prompts, 3, temperature=1.5))
+    except Exception:
+        return np.array(True)
+    return np.array(bool(torch.equal(runs[0], runs[1]) and not torch.equal(runs[0], runs[2])))

@@ -181,3 +181,115 @@ ALTERNATIVES = (
     Edit("position_negative_keys", POSITION, (("Km[3, 0] = 1.0", "Km[4:, 0] = -1.0"),),
          "the other positions' keys pushed down instead"),
 )
+
+
+# Written after the rules were frozen (rules-frozen-22), without reading the grader's rules: held-out mutants and
+# alternatives, kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible.
+#
+# The mistake names they introduced are now in the catalogue (MISTAKES in checks.py, with their advice): kv-cache-stale,
+# softmax-overflow, broadcast-keepdim, mask-added, challenge-cls-value and challenge-blocks-overlap;
+# state-between-calls is one of course.checks.COMMON_MISTAKES.
+FRESH_MUTANTS = (
+    # PytorchTransformer
+    Edit("keys_values_cached_once", MODULE, (
+        (LAYERS, LAYERS + "        self.cache = None  # keys and values, computed once\n"),
+        (PROJECT, "Q = self.Qm(x)\n        if self.cache is None:\n            self.cache = self.Km(x), self.Vm(x)\n"
+                  "        K, V = self.cache")),
+         "keys and values cached at the first call and never recomputed", "kv-cache-stale"),
+    Edit("scale_folded_into_weights_each_call", MODULE, (
+        (PROJECT, "self.Qm.weight.data /= math.sqrt(self.qk_dim)  # scale folded into the queries\n        " + PROJECT),
+        (" / math.sqrt(self.qk_dim)", "")),
+         "divides Qm.weight in place at every forward instead of scaling the scores", "state-between-calls"),
+    Edit("scaled_by_input_dim", MODULE, (("math.sqrt(self.qk_dim)", "math.sqrt(self.input_dim)"),),
+         "scores / sqrt(input_dim), the model width of the tutorials", "attention-scale"),
+    Edit("scale_operator_precedence", MODULE, (("Q @ K.T / math.sqrt(self.qk_dim)", "Q @ K.T / self.qk_dim ** 1/2"),),
+         "qk_dim ** 1/2 parses as qk_dim / 2: scores / qk_dim / 2", "attention-scale"),
+    Edit("softmax_by_hand_without_max", MODULE, (
+        (SCORES, "scores = torch.exp(Q @ K.T / math.sqrt(self.qk_dim))\n"
+                 "        weights = scores / scores.sum(dim=-1, keepdim=True)"),),
+         "softmax written as exp / sum, no maximum subtracted: nan for large scores", "softmax-overflow"),
+    Edit("softmax_max_without_keepdim", MODULE, (
+        (SCORES, "scores = Q @ K.T / math.sqrt(self.qk_dim)\n"
+                 "        weights = torch.exp(scores - scores.max(dim=-1).values)  # stable\n"
+                 "        weights = weights / weights.sum(dim=-1, keepdim=True)"),),
+         "row maximum subtracted without keepdim: column j shifted by row j's maximum", "broadcast-keepdim"),
+    Edit("weights_transposed_before_values", MODULE, (("return weights @ V", "return weights.T @ V"),),
+         "weights.T @ V: each output mixes by a column of the weights", "attention-formula"),
+    Edit("positions_from_row_one", MODULE, (("self.pos.weight[:seq_len]", "self.pos.weight[1:seq_len + 1]"),),
+         "positions counted from 1: rows 1 to seq_len of the table", "positions-concat"),
+    Edit("causal_mask_added", MODULE, (
+        (SCORES, "scores = Q @ K.T / math.sqrt(self.qk_dim)\n"
+                 "        future = torch.triu(torch.ones(seq_len, seq_len, dtype=torch.bool), diagonal=1)\n"
+                 "        weights = torch.softmax(scores.masked_fill(future, float(\"-inf\")), dim=-1)"),),
+         "a causal mask: queries ignore later keys", "mask-added"),
+    Edit("input_dropout_always_on", MODULE, ((PROJECT, "x = nn.functional.dropout(x, p=0.1)\n        " + PROJECT),),
+         "F.dropout on the inputs without training=: random in every mode", "dropout-added"),
+    Edit("output_as_float64", MODULE, (("return weights @ V", "return (weights @ V).double()"),),
+         "the output converted to float64", "mixed-dtypes"),
+    Edit("attention_kept_detached", MODULE, (
+        ("return weights @ V", "self.attention = weights.detach()  # kept for plotting\n        return self.attention @ V"),),
+         "the detached copy of the weights, kept for plotting, multiplies V: no gradient reaches Qm, Km",
+         "gradients-broken"),
+    # attention by content
+    Edit("content_returns_a_pos", CONTENT, (("return Km, Qm, Vm", "return Km, Qm, Vm, None"),),
+         "returns (Km, Qm, Vm, None) like the position task", "design-shapes"),
+    Edit("content_weights_overflow", CONTENT, (("Km = 10 * np.eye(3)", "Km = 1e200 * np.eye(3)"),
+                                               ("Qm = 10 * np.eye(3)", "Qm = 1e200 * np.eye(3)")),
+         "enormous weights for hard attention: the scores overflow to inf, outputs nan", "design-not-finite"),
+    Edit("content_gap_before_scaling", CONTENT, (("Km = 10 * np.eye(3)", "Km = np.sqrt(6.5) * np.eye(3)"),
+                                                 ("Qm = 10 * np.eye(3)", "Qm = np.sqrt(6.5) * np.eye(3)")),
+         "aims at a gap of 6.5 but forgets the division by sqrt(qk_dim): gap 3.75", "design-margin"),
+    # attention by position
+    Edit("position_returns_qm_first", POSITION, (("return Km, Qm, Vm, pos", "return Qm, Km, Vm, pos"),),
+         "returns (Qm, Km, Vm, pos): queries and keys swapped", "design-shapes"),
+    Edit("position_queries_range_end", POSITION, (("Qm[:3, 0] = 20.0", "Qm[3:6, 0] = 20.0"),),
+         "queries read positions 3:6, missing the last position row", "position-query"),
+    Edit("position_queries_negated", POSITION, (("Qm[:3, 0] = 20.0", "Qm[:3, 0] = -20.0"),),
+         "queries of -20: position 0 scored lowest", "position-query"),
+    # the challenge
+    Edit("challenge_cls_without_value", CHALLENGE, (("Vm[:3, 0], Vm[3, 0] = -1.0, 1.0", "Vm[:3, 0] = -1.0"),),
+         "CLS given no value: lone tokens output about 0, slightly negative", "challenge-cls-value"),
+    Edit("challenge_penalty_rows_from_cls", CHALLENGE, (("Qm[4:, 3:8]", "Qm[3:8, 3:8]"),),
+         "penalty query rows start at the CLS row: each query penalises the next position", "challenge-self-match"),
+    Edit("challenge_blocks_share_a_column", CHALLENGE, (("Qm[4:, 3:8], Km[4:, 3:8]", "Qm[4:, 2:7], Km[4:, 2:7]"),),
+         "penalty block one column early, on the content column of C", "challenge-blocks-overlap"),
+)
+
+FRESH_ALTERNATIVES = (
+    Edit("layers_keyword_arguments", MODULE, (
+        (LAYERS, "        self.Qm = nn.Linear(in_features=total_input_dim, out_features=qk_dim, bias=False)\n"
+                 "        self.Km = nn.Linear(in_features=total_input_dim, out_features=qk_dim, bias=False)\n"
+                 "        self.Vm = nn.Linear(in_features=total_input_dim, out_features=v_dim, bias=False)\n"),),
+         "nn.Linear with keyword arguments"),
+    Edit("functional_linear", MODULE, (
+        (PROJECT, "Q, K, V = (nn.functional.linear(x, layer.weight) for layer in (self.Qm, self.Km, self.Vm))"),),
+         "F.linear with each layer's weight"),
+    Edit("softmax_by_hand_stable", MODULE, (
+        (SCORES, "scores = Q @ K.T / math.sqrt(self.qk_dim)\n"
+                 "        scores = scores - scores.amax(dim=-1, keepdim=True)\n"
+                 "        weights = scores.exp() / scores.exp().sum(dim=-1, keepdim=True)"),),
+         "a stable softmax written by hand"),
+    Edit("queries_scaled_first", MODULE, (
+        (SCORES, "weights = torch.softmax((Q / math.sqrt(self.qk_dim)) @ K.transpose(0, 1), dim=-1)"),),
+         "Q divided by sqrt(qk_dim) before the product, K.transpose(0, 1)"),
+    Edit("positions_hstack", MODULE, ((CONCAT, "torch.hstack((seq, self.pos.weight[:seq_len]))"),),
+         "torch.hstack of tokens and positions"),
+    Edit("content_queries_row_shifted", CONTENT, (("Qm = 10 * np.eye(3)", "Qm = 10 * np.eye(3) - 5"),),
+         "every score of a query shifted by the same constant"),
+    Edit("content_padded_qk_column", CONTENT, (("Km = 10 * np.eye(3)", "Km = 10 * np.eye(3, 4)"),
+                                               ("Qm = 10 * np.eye(3)", "Qm = 10 * np.eye(3, 4)")),
+         "qk_dim = 4 with a zero column: gap 50"),
+    Edit("position_queries_from_positions", POSITION, (("Qm[:3, 0] = 20.0", "Qm[3:, 0] = 20.0"),),
+         "the queries read the one-hot position instead of the token"),
+    Edit("position_scalar_index", POSITION, (("pos = np.eye(4)", "pos = np.arange(4.0)[:, None]"),
+                                             ("np.zeros((7, 1))", "np.zeros((4, 1))"),
+                                             ("Km[3, 0] = 1.0", "Km[3, 0] = -1.0"),
+                                             ("np.zeros((7, 3))", "np.zeros((4, 3))")),
+         "position as one number 0..3, keys -position: position 0 scores highest"),
+    Edit("position_values_eye_7_by_3", POSITION, (("Vm = np.zeros((7, 3))\n    Vm[:3] = np.eye(3)", "Vm = np.eye(7, 3)"),),
+         "Vm = np.eye(7, 3)"),
+    Edit("challenge_cls_value_on_position_0", CHALLENGE, (("Vm[:3, 0], Vm[3, 0]", "Vm[:3, 0], Vm[4, 0]"),),
+         "CLS's value on its position row p0 (CLS is always at position 0)"),
+    Edit("challenge_cls_key_on_position_0", CHALLENGE, (("Km[3, 8]", "Km[4, 8]"),),
+         "the CLS key read from position 0's row"),
+)

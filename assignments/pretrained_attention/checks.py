@@ -5,9 +5,21 @@ names a probe output (see probes.py beside this file) and the mistake that
 most often breaks it; clues are outputs worth nothing that tell mistakes
 apart; a diagnosis names the mistake behind a pattern of wrong and right
 outputs (course.checks.diagnose).
+
+An expectation without `observed` is targeted: only its mistake breaks it (a flag such as "the input came back
+changed"), and its failure alone names it. The others are broad: many mistakes change them, so their failure names
+a mistake only with a diagnosis: a clue that simulates the mistake (the probe's trusted re-computation with that
+mistake, `like_*`), or, for the piece's general recipe (`*-values`), the broad output wrong while every other
+mistake of the piece that the grader can simulate or flag is ruled out (`otherwise`).
 """
 
 from course.checks import Check, Clue, Diagnosis, Expect
+
+
+def otherwise(mistake: str, outputs: tuple[str, ...], ruled_out: tuple[str, ...]) -> tuple[Diagnosis, ...]:
+    """The piece's general mistake (its recipe as advice) for each broad output of `outputs` that fails while every
+    clue and targeted output of `ruled_out` holds: none of the piece's other catalogued mistakes shows."""
+    return tuple(Diagnosis(mistake, wrong=(key,), right=ruled_out) for key in outputs)
 
 MISTAKES = {
     # cosine_similarity_matrix
@@ -19,6 +31,8 @@ MISTAKES = {
     "cosine-wrong-dim": "Normalise each ROW over its features, X.norm(dim=-1, keepdim=True); dim=0 normalises each "
                         "feature over the rows.",
     "cosine-dtype": "Keep the input's dtype: float64 rows give float64 similarities.",
+    "cosine-input-modified": "Do not change X in place (X /= ...): divide into a new tensor, unit = X / norm, so the "
+                             "caller's table is left as it was.",
     # input_embeddings
     "embeddings-values": "LayerNorm(word_embeddings(ids) + position_embeddings(0..T-1) + token_type_embeddings(types)) "
                          "with the parts of model.embeddings; token_type_ids None means all zeros.",
@@ -33,6 +47,8 @@ MISTAKES = {
     "embeddings-module-called": "Build the sum from the parts (word_embeddings, position_embeddings, "
                                 "token_type_embeddings, LayerNorm) without calling model.embeddings(...) or the "
                                 "whole model.",
+    "embeddings-dropout": "Leave dropout out: the embeddings asked for are LayerNorm(sum) without dropout, and in "
+                          "training mode model.embeddings.dropout zeroes random features at every call.",
     "notebook-model": "Use the model you are given, not the notebook's global `model`: the grader passes models of "
                       "its own, of other sizes.",
     # get_attention_maps
@@ -47,6 +63,9 @@ MISTAKES = {
     "maps-state": "A second model got the first model's maps: keep nothing between calls (no cache by text); run "
                   "the model you are given every time.",
     "tokens-no-specials": "Keep [CLS] and [SEP]: the maps have a row and a column for each of them.",
+    "model-left-in-training": "Do not switch the model back to training mode after reading its maps: model.train() "
+                              "at the end leaves dropout on for everything that uses the model next (a model handed "
+                              "over in eval mode must stay in eval mode).",
     # attention_entropy
     "entropy-formula": "H = -sum_j p_j ln p_j over the last dimension (the keys): (..., T_q, T_k) -> (..., T_q).",
     "entropy-log-base": "Entropy here is in nats: use the natural log (torch.special.xlogy), not log2.",
@@ -71,6 +90,8 @@ MISTAKES = {
     "top-heads-ascending": "Highest first: torch.topk sorts in descending order; argsort sorts ascending.",
     "top-heads-unravel": "Unravel with the number of HEADS, the size of the last dimension: (i // H, i % H).",
     "top-heads-types": "Return a list of (layer, head) tuples of Python ints: int(i) // H, int(i) % H.",
+    "top-heads-input-modified": "Do not overwrite the scores you are given (setting the best to -inf in place): take "
+                                "torch.topk of the flattened scores, which leaves the caller's tensor as it was.",
     # capture_qkv
     "capture-values": "Hook query, key and value of model.encoder.layer[layer].attention.self and that module itself "
                       "(element 0 of its output is the context), run model(**encoded) once in eval mode under "
@@ -82,6 +103,10 @@ MISTAKES = {
     "capture-token-types": "Run the model on every field of encoded, model(**encoded): without token_type_ids the "
                            "second sentence of a pair is read as the first.",
     "capture-no-eval": "Call model.eval() before running it: in training mode dropout changes the hidden states.",
+    "capture-state": "Create a new dict at every call, not a mutable default argument: with `captured={}` every "
+                     "call returns the same dict, and a later call overwrites what an earlier one returned.",
+    "capture-gradients": "Run the model under torch.no_grad() and detach what the hooks keep: the captured tensors "
+                         "must not carry gradients (or hold on to the graph).",
     "hooks-left": "Remove every hook you register (handle.remove()), in a finally block so that it happens even "
                   "when the model raises.",
     "hooks-left-on-error": "When the model raises, your hooks stay: remove them in a `finally:` block "
@@ -100,6 +125,11 @@ MISTAKES = {
                               "minimum), so that padding keys get weight 0 and each row still sums to 1.",
     "recompute-bool-mask": "attention_mask may be bools (True = real token) as well as 0/1: compare it, "
                            "attention_mask == 0, instead of doing arithmetic with it.",
+    "recompute-mask-inf": "Fill the padding scores with torch.finfo(scores.dtype).min, not -inf: a sequence whose "
+                          "keys are all padding gets NaN weights with -inf, and uniform ones (as the model gives) "
+                          "with min.",
+    "softmax-overflow": "Use torch.softmax (or subtract each row's max before exp): exp of large scores overflows to "
+                        "inf and inf / inf is NaN.",
     # attention_rollout
     "rollout-values": "Average the heads of each layer; with residual, 0.5 A + 0.5 I and each row divided by its sum; "
                       "then multiply with the last layer on the left: R = A_{L-1} @ ... @ A_1 @ A_0.",
@@ -116,128 +146,219 @@ MISTAKES = {
                             "count three times.",
     "words-renormalised": "Do not renormalise the rows: a word's row sums to the weight it gives to real words "
                           "(what went to [CLS] and [SEP] is dropped).",
+    "words-return-type": "Return a (W, W) tensor in attn's dtype, not a Python list (.tolist()) or another dtype.",
 }
 
 
+_COSINE_CLUES = ("like_gram", "like_distance", "like_columns_normalised")
+_EMBEDDINGS_CLUES = ("like_no_token_types", "like_token_types_ignored", "like_positions_from_1",
+                     "one_sequence_like_positions_all_0", "like_no_layer_norm", "like_default_eps", "like_minilm_eps",
+                     "like_fresh_layer_norm", "like_notebook_model", "training_like_dropout")
+_MAPS_CLUES = ("like_training_mode", "like_last_layer", "like_batch_kept", "like_notebook_model",
+               "second_like_first_model")
+_PATTERN_CLUES = ("previous_like_next", "future_with_diagonal", "cls_like_row_0", "previous_over_all_queries",
+                  "next_over_all_queries")
+_PATTERN_OBSERVED = {
+    "previous": "the previous-token score differs from the mean of each map's diagonal at offset -1 (key t-1 of "
+                "query t)",
+    "self": "the self score differs from the mean of each map's main diagonal",
+    "next": "the next-token score differs from the mean of each map's diagonal at offset +1 (key t+1 of query t)",
+    "cls": "the [CLS] score differs from the mean of each map's column 0 (the weight every query gives to [CLS])",
+    "sep": "the [SEP] score differs from the mean of each map's last column",
+    "future": "the future score differs from the weight each query gives to the keys strictly after it, averaged over "
+              "the queries",
+}
+_CAPTURE_CLUES = ("like_training_mode", "like_other_layer", "context_like_block_output", "like_notebook_model",
+                  "like_without_token_types")
+_RECOMPUTE_CLUES = ("like_full_scale", "like_no_scale", "like_no_transpose", "like_mask_reversed",
+                    "like_queries_masked", "like_mask_ignored", "like_mask_after_softmax", "large_scores_finite",
+                    "all_padding_like_minus_inf")
+_ROLLOUT_CLUES = ("like_first_on_left", "like_no_identity", "like_max_over_heads", "cut_like_not_renormalised",
+                  "like_columns_renormalised")
+_WORDS_CLUES = ("like_keys_averaged", "like_queries_summed", "like_renormalised")
+
 CHECKS = (
     Check("cosine_similarity", "cosine_similarity_matrix", (
-        Expect("similarity", "cosine-values"),
-        Expect("tall", "cosine-values"),
-        Expect("wide", "cosine-values"),
-        Expect("float64_dtype", "cosine-dtype"),
-    ), clues=(Clue("like_gram"), Clue("like_distance"), Clue("like_columns_normalised")), diagnoses=(
+        Expect("similarity", "cosine-values", observed="for rows of very different lengths (two of them parallel), "
+               "the matrix differs from u.v / (|u| |v|) for each pair of rows"),
+        Expect("tall", "cosine-values", observed="for a tall (12, 4) X, the (12, 12) matrix differs from the cosines "
+               "of its rows"),
+        Expect("wide", "cosine-values", observed="for a wide (3, 20) X, the (3, 3) matrix differs from the cosines of "
+               "its rows"),
+        Expect("dtype_changed", "cosine-dtype"),
+        Expect("input_unchanged", "cosine-input-modified"),
+    ), clues=tuple(Clue(key) for key in _COSINE_CLUES), diagnoses=(
         Diagnosis("cosine-gram", wrong=("similarity", "like_gram")),
         Diagnosis("cosine-distance", wrong=("similarity", "like_distance")),
         Diagnosis("cosine-wrong-dim", wrong=("similarity", "like_columns_normalised")),
+        *otherwise("cosine-values", ("similarity", "tall", "wide"),
+                   _COSINE_CLUES + ("dtype_changed", "input_unchanged")),
     )),
     Check("input_embeddings", "input_embeddings", (
-        Expect("with_types", "embeddings-values"),
-        Expect("without_types", "embeddings-values"),
+        Expect("with_types", "embeddings-values", observed="for a padded batch of sentence pairs with token_type_ids, "
+               "the embeddings differ from LayerNorm(word + position + token-type embeddings) of the model given"),
+        Expect("without_types", "embeddings-values", observed="with token_type_ids None, the embeddings differ from "
+               "those with every token type 0"),
+        Expect("one_sequence", "embeddings-values", observed="for a batch of one sequence, the embeddings differ from "
+               "LayerNorm(word + position + token-type embeddings)"),
         Expect("embeddings_module_called", "embeddings-module-called"),
-    ), clues=(Clue("like_no_token_types"), Clue("like_positions_from_1"), Clue("like_no_layer_norm"),
-              Clue("like_default_eps"), Clue("like_minilm_eps"), Clue("like_fresh_layer_norm"),
-              Clue("like_notebook_model")), diagnoses=(
+        Expect("training_mode", "embeddings-dropout", same_as="with_types"),
+    ), clues=tuple(Clue(key) for key in _EMBEDDINGS_CLUES), diagnoses=(
         Diagnosis("embeddings-no-token-types", wrong=("with_types", "like_no_token_types")),
+        Diagnosis("embeddings-no-token-types", wrong=("with_types", "like_token_types_ignored")),
         Diagnosis("embeddings-positions", wrong=("with_types", "like_positions_from_1")),
+        Diagnosis("embeddings-positions", wrong=("one_sequence", "one_sequence_like_positions_all_0")),
         Diagnosis("embeddings-no-layer-norm", wrong=("with_types", "like_no_layer_norm")),
         Diagnosis("embeddings-eps", wrong=("with_types", "like_default_eps")),
         Diagnosis("embeddings-eps", wrong=("with_types", "like_minilm_eps")),
         Diagnosis("embeddings-fresh-layer-norm", wrong=("with_types", "like_fresh_layer_norm")),
         Diagnosis("notebook-model", wrong=("with_types", "like_notebook_model")),
+        Diagnosis("embeddings-dropout", wrong=("training_mode", "training_like_dropout"),
+                  right=("embeddings_module_called",)),
+        *otherwise("embeddings-values", ("with_types", "without_types", "one_sequence"),
+                   _EMBEDDINGS_CLUES + ("embeddings_module_called", "training_mode")),
     )),
     Check("attention_maps", "get_attention_maps", (
-        Expect("attn", "maps-values"),
-        Expect("tokens", "maps-values"),
+        Expect("attn", "maps-values", observed="for a model handed over in training mode, the maps differ from "
+               "torch.stack(outputs.attentions)[:, 0] of that model in eval mode"),
+        Expect("tokens", "maps-values", observed="the tokens differ from the tokenizer's tokens of the text, [CLS] and "
+               "[SEP] included"),
         Expect("requires_grad", "maps-gradients"),
-        Expect("second_model", "maps-values"),
-    ), clues=(Clue("like_training_mode"), Clue("like_last_layer"), Clue("like_batch_kept"), Clue("tokens_like_split"),
-              Clue("tokens_without_specials"), Clue("like_notebook_model")), diagnoses=(
+        Expect("second_model", "maps-values", observed="for a second model and the same text, the maps differ from "
+               "that model's own"),
+        Expect("left_in_training", "model-left-in-training"),
+    ), clues=tuple(Clue(key) for key in _MAPS_CLUES + ("tokens_like_split", "tokens_without_specials")), diagnoses=(
         Diagnosis("maps-no-eval", wrong=("attn", "like_training_mode")),
         Diagnosis("maps-last-layer", wrong=("attn", "like_last_layer")),
         Diagnosis("maps-batch-kept", wrong=("attn", "like_batch_kept")),
         Diagnosis("tokens-split", wrong=("tokens", "tokens_like_split")),
         Diagnosis("tokens-no-specials", wrong=("tokens", "tokens_without_specials")),
         Diagnosis("notebook-model", wrong=("attn", "like_notebook_model")),
-        Diagnosis("maps-state", wrong=("second_model",), right=("attn",)),
+        Diagnosis("maps-state", wrong=("second_model", "second_like_first_model")),
+        *otherwise("maps-values", ("attn", "second_model"), _MAPS_CLUES + ("requires_grad", "left_in_training")),
     )),
     Check("attention_entropy", "attention_entropy", (
-        Expect("entropy", "entropy-formula"),
-        Expect("one_map", "entropy-formula"),
+        Expect("entropy", "entropy-formula", observed="for batched maps with zero weights (one-hot rows among them), "
+               "the entropies differ from -sum p ln p over the keys"),
+        Expect("one_map", "entropy-formula", observed="for one (T, T) map, the entropies differ from -sum p ln p over "
+               "the keys"),
     ), clues=(Clue("finite"), Clue("like_log2")), diagnoses=(
         Diagnosis("entropy-log-base", wrong=("entropy", "like_log2")),
         Diagnosis("entropy-nan-at-zero", wrong=("entropy", "finite")),
+        *otherwise("entropy-formula", ("entropy", "one_map"), ("finite", "like_log2")),
     )),
     Check("head_pattern_scores", "head_pattern_scores", (
         Expect("keys", "pattern-keys"),
-        *(Expect(key, "pattern-values") for key in ("previous", "self", "next", "cls", "sep", "future")),
-        Expect("one_map", "pattern-values"),
-    ), clues=(Clue("previous_like_next"), Clue("future_with_diagonal"), Clue("cls_like_row_0"),
-              Clue("previous_over_all_queries"), Clue("next_over_all_queries")), diagnoses=(
+        *(Expect(key, "pattern-values", observed=f"for (L, H, T, T) maps, {seen}")
+          for key, seen in _PATTERN_OBSERVED.items()),
+        Expect("one_map", "pattern-values", observed="for one (T, T) map, the six scores differ from those of the same "
+               "map inside a batch of maps"),
+    ), clues=tuple(Clue(key) for key in _PATTERN_CLUES), diagnoses=(
         Diagnosis("pattern-previous-next-swapped", wrong=("previous", "previous_like_next")),
         Diagnosis("pattern-future-diagonal", wrong=("future", "future_with_diagonal")),
         Diagnosis("pattern-cls-row", wrong=("cls", "cls_like_row_0")),
         Diagnosis("pattern-previous-count", wrong=("previous", "previous_over_all_queries")),
         Diagnosis("pattern-previous-count", wrong=("next", "next_over_all_queries")),
+        *otherwise("pattern-values", (*_PATTERN_OBSERVED, "one_map"), _PATTERN_CLUES + ("keys",)),
     )),
     Check("top_heads", "top_heads", (
-        Expect("top_5", "top-heads-values"),
-        Expect("top_3_of_3_by_7", "top-heads-values"),
-        Expect("top_1", "top-heads-values"),
+        Expect("top_5", "top-heads-values", observed="for a (4, 6) grid of scores, the top 5 (layer, head) pairs "
+               "differ from the 5 highest scores' positions, highest first"),
+        Expect("top_3_of_3_by_7", "top-heads-values", observed="for a (3, 7) grid (more heads than layers), the top 3 "
+               "(layer, head) pairs differ from the 3 highest scores' positions, highest first"),
+        Expect("top_1", "top-heads-values", observed="for k = 1, the pair differs from the position of the highest "
+               "score"),
         Expect("int_pairs", "top-heads-types"),
+        Expect("input_unchanged", "top-heads-input-modified"),
     ), clues=(Clue("like_ascending"), Clue("like_unravelled_by_layers")), diagnoses=(
         Diagnosis("top-heads-ascending", wrong=("top_3_of_3_by_7", "like_ascending")),
         Diagnosis("top-heads-unravel", wrong=("top_3_of_3_by_7", "like_unravelled_by_layers")),
+        *otherwise("top-heads-values", ("top_5", "top_3_of_3_by_7", "top_1"),
+                   ("like_ascending", "like_unravelled_by_layers", "int_pairs", "input_unchanged")),
     )),
     Check("capture_qkv", "capture_qkv", (
-        *(Expect(name, "capture-values") for name in ("query", "key", "value", "context")),
-        Expect("layer_2_context", "capture-values"),
-    ), clues=(Clue("like_training_mode"), Clue("like_other_layer"), Clue("context_like_block_output"),
-              Clue("like_notebook_model"), Clue("like_without_token_types")), diagnoses=(
+        *(Expect(name, "capture-values", observed=f"for a model handed over in training mode, the captured {name} of "
+                 f"layer 1 differs from the output of {where} in eval mode")
+          for name, where in (("query", "attention.self.query"), ("key", "attention.self.key"),
+                              ("value", "attention.self.value"), ("context", "element 0 of attention.self's output"))),
+        Expect("layer_2_context", "capture-values", observed="the context captured from layer 2 differs from element 0 "
+               "of that layer's attention.self output in eval mode"),
+        Expect("requires_grad", "capture-gradients"),
+        Expect("first_result_kept", "capture-state"),
+    ), clues=tuple(Clue(key) for key in _CAPTURE_CLUES), diagnoses=(
         Diagnosis("capture-token-types", wrong=("query", "like_without_token_types")),
         Diagnosis("capture-no-eval", wrong=("key", "like_training_mode")),
         Diagnosis("capture-layer", wrong=("query", "like_other_layer")),
         Diagnosis("capture-context-after-output", wrong=("context", "context_like_block_output"), right=("query",)),
         Diagnosis("notebook-model", wrong=("query", "like_notebook_model")),
+        *otherwise("capture-values", ("query", "key", "value", "context", "layer_2_context"),
+                   _CAPTURE_CLUES + ("requires_grad", "first_result_kept")),
     )),
     Check("capture_qkv_hooks", "capture_qkv", (
         Expect("works", "capture-values"),
         Expect("hooks_left", "hooks-left"),
-        Expect("hooks_left_after_error", "hooks-left-on-error"),
+        Expect("hooks_left_after_error", "hooks-left-on-error", observed="after a call whose model raised (an input "
+               "longer than the model's positions), hooks of yours are left on the model"),
+    ), diagnoses=(
+        Diagnosis("hooks-left-on-error", wrong=("hooks_left_after_error",), right=("hooks_left",)),
     )),
     Check("recompute_attention", "recompute_attention", (
-        Expect("weights", "recompute-values"),
-        Expect("context", "recompute-values"),
-        Expect("bool_mask", "recompute-values"),
-        Expect("no_mask", "recompute-values"),
-        Expect("six_heads", "recompute-values"),
-        Expect("matches_model", "recompute-values"),
-    ), clues=(Clue("like_full_scale"), Clue("like_no_transpose"), Clue("like_mask_reversed"),
-              Clue("like_queries_masked")), diagnoses=(
+        Expect("weights", "recompute-values", observed="for (2, 5, 12) tensors, 3 heads and a 0/1 padding mask, the "
+               "weights differ from softmax(q k^T / sqrt(d)) over the keys with the padding keys blocked"),
+        Expect("context", "recompute-values", observed="for (2, 5, 12) tensors, 3 heads and a padding mask, the "
+               "context differs from weights @ values with the heads merged back to (B, T, D)"),
+        Expect("bool_mask", "recompute-bool-mask", same_as="weights"),
+        Expect("no_mask", "recompute-values", observed="without a mask, the weights differ from softmax(q k^T / "
+               "sqrt(d)) over the keys"),
+        Expect("six_heads", "recompute-values", observed="with 6 heads, the context differs from the multi-head "
+               "attention of the same tensors"),
+        Expect("matches_model", "recompute-values", observed="on tensors captured from the grader's model and its "
+               "padded batch, the weights differ from the model's own attentions"),
+        Expect("large_scores", "recompute-values", observed="with queries and keys ten times larger (scores in the "
+               "hundreds), the weights differ from the softmax or are not finite"),
+        Expect("all_padding", "recompute-values", observed="for a sequence whose attention_mask is all 0, the weights "
+               "differ from the uniform weights the model gives, or are NaN"),
+    ), clues=tuple(Clue(key) for key in _RECOMPUTE_CLUES), diagnoses=(
         Diagnosis("recompute-scale", wrong=("weights", "like_full_scale")),
+        Diagnosis("recompute-scale", wrong=("weights", "like_no_scale")),
         Diagnosis("recompute-heads-no-transpose", wrong=("weights", "like_no_transpose")),
         Diagnosis("recompute-mask-polarity", wrong=("weights", "like_mask_reversed")),
         Diagnosis("recompute-mask-queries", wrong=("weights", "like_queries_masked")),
-        Diagnosis("recompute-mask-missing", wrong=("weights",), right=("no_mask",)),
-        Diagnosis("recompute-bool-mask", wrong=("bool_mask",), right=("weights",)),
+        Diagnosis("recompute-mask-missing", wrong=("weights", "like_mask_ignored")),
+        Diagnosis("recompute-mask-missing", wrong=("weights", "like_mask_after_softmax")),
+        Diagnosis("recompute-mask-inf", wrong=("all_padding", "all_padding_like_minus_inf"),
+                  right=("weights", "large_scores_finite")),
+        Diagnosis("softmax-overflow", wrong=("large_scores", "large_scores_finite"), right=("weights",)),
+        *otherwise("recompute-values", ("weights", "context", "no_mask", "six_heads", "matches_model", "large_scores",
+                                        "all_padding"), _RECOMPUTE_CLUES + ("bool_mask",)),
     )),
     Check("attention_rollout", "attention_rollout", (
-        Expect("residual", "rollout-values"),
-        Expect("plain", "rollout-values"),
-        Expect("cut_rows", "rollout-not-renormalised"),
-        Expect("one_layer", "rollout-values"),
-    ), clues=(Clue("like_first_on_left"), Clue("like_no_identity"), Clue("like_max_over_heads"),
-              Clue("cut_like_not_renormalised")), diagnoses=(
+        Expect("residual", "rollout-values", observed="with residual, the rollout differs from the product of the "
+               "layers' 0.5 A + 0.5 I (heads averaged, rows renormalised), last layer on the left"),
+        Expect("plain", "rollout-values", observed="with residual=False, the rollout differs from the product of the "
+               "layers (heads averaged), last layer on the left"),
+        Expect("cut_rows", "rollout-not-renormalised", observed="for maps whose rows sum to less than 1, the rollout "
+               "differs from the product of the renormalised 0.5 A + 0.5 I"),
+        Expect("one_layer", "rollout-values", observed="for one layer, the rollout differs from its 0.5 A + 0.5 I "
+               "(heads averaged, rows renormalised)"),
+    ), clues=tuple(Clue(key) for key in _ROLLOUT_CLUES), diagnoses=(
         Diagnosis("rollout-order", wrong=("residual", "like_first_on_left")),
         Diagnosis("rollout-no-identity", wrong=("residual", "like_no_identity")),
         Diagnosis("rollout-max-heads", wrong=("residual", "like_max_over_heads")),
         Diagnosis("rollout-not-renormalised", wrong=("cut_rows", "cut_like_not_renormalised")),
+        Diagnosis("rollout-not-renormalised", wrong=("residual", "like_columns_renormalised")),
+        *otherwise("rollout-values", ("residual", "plain", "cut_rows", "one_layer"), _ROLLOUT_CLUES),
     )),
     Check("word_level_attention", "word_level_attention", (
-        Expect("words", "words-values"),
-        Expect("single_pieces", "words-values"),
-    ), clues=(Clue("like_keys_averaged"), Clue("like_queries_summed"), Clue("like_renormalised")), diagnoses=(
+        Expect("words", "words-values", observed="for words of 2, 1, 3 and 1 pieces, the (W, W) attention differs from "
+               "the sum over each word's key pieces averaged over its query pieces"),
+        Expect("single_pieces", "words-values", observed="for words of one piece each, the (W, W) attention differs "
+               "from the token attention without [CLS] and [SEP]"),
+        Expect("wrong_return_type", "words-return-type"),
+    ), clues=tuple(Clue(key) for key in _WORDS_CLUES), diagnoses=(
         Diagnosis("words-keys-averaged", wrong=("words", "like_keys_averaged")),
         Diagnosis("words-queries-summed", wrong=("words", "like_queries_summed")),
         Diagnosis("words-renormalised", wrong=("words", "like_renormalised")),
+        *otherwise("words-values", ("words", "single_pieces"), _WORDS_CLUES + ("wrong_return_type",)),
     )),
 )

@@ -245,3 +245,155 @@ ALTERNATIVES = (
                                     "    return result\n")),
          "loops over words"),
 )
+
+# Written after the grader's rules were frozen (git tag rules-frozen-22), without reading them: held-out mutants and
+# alternatives, kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible.
+#
+# Their new mistake names (cosine-input-modified, embeddings-dropout, model-left-in-training, top-heads-input-modified,
+# capture-state, capture-gradients, recompute-mask-inf, softmax-overflow, words-return-type) are now in the catalogue,
+# MISTAKES in checks.py, with their advice.
+FRESH_MUTANTS = (
+    # cosine_similarity_matrix
+    Edit("cosine_between_columns", COSINE, (("return unit @ unit.T", "return unit.T @ unit"),),
+         "unit.T @ unit: (d, d), the features compared, not the rows", "cosine-values"),
+    Edit("divided_by_squared_norm", COSINE, ((UNIT, "unit = X / (X * X).sum(dim=-1, keepdim=True)"),),
+         "each row divided by its squared norm (no square root)", "cosine-values"),
+    Edit("rows_normalised_in_place", COSINE, (("    " + UNIT + "\n    return unit @ unit.T\n",
+                                               "    X /= X.norm(dim=-1, keepdim=True)\n    return X @ X.T\n"),),
+         "X /= its norms: the caller's tensor is changed", "cosine-input-modified"),
+    # input_embeddings
+    Edit("token_types_always_zero", EMBEDDINGS, (("    if token_type_ids is None:\n        token_type_ids = torch.zeros_like(input_ids)\n",
+                                                  "    token_type_ids = torch.zeros_like(input_ids)\n"),),
+         "token_type_ids replaced by zeros even when given", "embeddings-no-token-types"),
+    Edit("positions_over_the_batch", EMBEDDINGS, ((POSITIONS, "positions = torch.arange(input_ids.shape[0], device=input_ids.device)"),),
+         "positions arange(B), the batch size, not arange(T)", "embeddings-positions"),
+    Edit("words_normalised_before_the_sum", EMBEDDINGS, (("summed = (parts.word_embeddings(input_ids) +",
+                                                          "summed = (parts.LayerNorm(parts.word_embeddings(input_ids)) +"),
+                                                         ("return parts.LayerNorm(summed)", "return summed")),
+         "LayerNorm on the word embeddings only, before positions and types are added", "embeddings-values"),
+    Edit("embeddings_dropout_applied", EMBEDDINGS, (("return parts.LayerNorm(summed)", "return parts.dropout(parts.LayerNorm(summed))"),),
+         "the embeddings' dropout applied after the LayerNorm", "embeddings-dropout"),
+    # get_attention_maps
+    Edit("maps_heads_averaged", MAPS, ((STACK, "attn = torch.stack(outputs.attentions)[:, 0].mean(dim=1).cpu()"),),
+         "the heads averaged: (L, T, T)", "maps-values"),
+    Edit("tokens_from_decoded_text", MAPS, ((TOKENS, "return attn, tokenizer.decode(encoded[\"input_ids\"][0]).split()"),),
+         "the decoded text split on spaces: pieces merged, punctuation glued", "tokens-split"),
+    Edit("model_put_back_in_training", MAPS, ((TOKENS, "model.train()\n    " + TOKENS),),
+         "model.train() at the end: the model is left in training mode", "model-left-in-training"),
+    # attention_entropy
+    Edit("entropy_without_minus", ENTROPY, ((XLOGY, "return torch.special.xlogy(attn, attn).sum(dim=-1)"),),
+         "sum p ln p without the minus sign", "entropy-formula"),
+    Edit("entropy_mean_over_keys", ENTROPY, ((XLOGY, "return -torch.special.xlogy(attn, attn).mean(dim=-1)"),),
+         "the mean of -p ln p over the keys, not the sum", "entropy-formula"),
+    # head_pattern_scores
+    Edit("diagonal_of_the_leading_dims", PATTERNS, (("torch.diagonal(attn, offset=offset, dim1=-2, dim2=-1)",
+                                                     "torch.diagonal(attn, offset=offset)"),),
+         "torch.diagonal's default dims 0 and 1: wrong for (L, H, T, T)", "pattern-values"),
+    Edit("future_as_earlier_tokens", PATTERNS, (("torch.triu(attn, diagonal=1)", "torch.tril(attn, diagonal=-1)"),),
+         "future read below the diagonal: the earlier tokens", "pattern-values"),
+    Edit("future_mean_over_all_entries", PATTERNS, (("torch.triu(attn, diagonal=1).sum(dim=-1).mean(dim=-1)",
+                                                     "torch.triu(attn, diagonal=1).mean(dim=(-2, -1))"),),
+         "future averaged over all T*T entries instead of summed per query", "pattern-values"),
+    # top_heads
+    Edit("head_and_layer_swapped", TOP, ((UNRAVEL, "return [(int(i) % num_heads, int(i) // num_heads) for i in best]"),),
+         "(head, layer) pairs instead of (layer, head)", "top-heads-values"),
+    Edit("layer_by_true_division", TOP, ((UNRAVEL, "return [(int(i) / num_heads, int(i) % num_heads) for i in best]"),),
+         "layer = i / H with /, a float, not i // H", "top-heads-types"),
+    Edit("best_overwritten_in_scores", TOP, (("    best = torch.topk(scores.flatten(), k).indices\n",
+                                              "    flat = scores.reshape(-1)\n    best = []\n    for _ in range(k):\n"
+                                              "        best.append(int(flat.argmax()))\n        flat[best[-1]] = -math.inf\n"),),
+         "argmax k times, each best set to -inf in the caller's scores", "top-heads-input-modified"),
+    Edit("best_sorted_by_index", TOP, (("best = torch.topk(scores.flatten(), k).indices",
+                                        "best = torch.topk(scores.flatten(), k).indices.sort().values"),),
+         "the k best sorted by layer and head, not by score", "top-heads-values"),
+    # capture_qkv
+    Edit("captured_dict_as_default", CAPTURE, (("def capture_qkv(model: nn.Module, encoded, layer: int)",
+                                                "def capture_qkv(model: nn.Module, encoded, layer: int, captured: dict = {})"),
+                                               ("    captured = {}\n", "")),
+         "a mutable default dict: every call returns the same dict", "capture-state"),
+    Edit("hook_keeps_the_inputs", CAPTURE, (("(output[0] if isinstance(output, tuple) else output).detach()",
+                                             "inputs[0].detach()"),),
+         "the hooks keep the modules' inputs (the hidden states), not their outputs", "capture-values"),
+    Edit("value_hooked_on_query", CAPTURE, (('[getattr(attention, name).register_forward_hook(keep(name)) for name in ("query", "key", "value")]',
+                                             '[attention.query.register_forward_hook(keep("query")), '
+                                             'attention.key.register_forward_hook(keep("key")),\n'
+                                             '               attention.query.register_forward_hook(keep("value"))]'),),
+         "copy-paste: the value captured from the query projection", "capture-values"),
+    Edit("element_0_of_every_output", CAPTURE, (("(output[0] if isinstance(output, tuple) else output).detach()",
+                                                 "output[0].detach()"),),
+         "output[0] for every module: the first sequence of query, key and value", "capture-values"),
+    Edit("capture_with_the_graph", CAPTURE, (("        with torch.no_grad():\n            model(**encoded)\n",
+                                              "        model(**encoded)\n"),
+                                             (").detach()", ")")),
+         "no torch.no_grad() and no detach: the tensors carry gradients", "capture-gradients"),
+    # recompute_attention
+    Edit("scale_forgotten", RECOMPUTE, ((" " + SCALE, ""),), "scores not scaled at all", "recompute-scale"),
+    Edit("mask_after_softmax", RECOMPUTE, (("        scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)\n"
+                                            "    weights = torch.softmax(scores, dim=-1)\n",
+                                            "    weights = torch.softmax(scores, dim=-1)\n    if attention_mask is not None:\n"
+                                            "        weights = weights.masked_fill(padding, 0.0)\n"),),
+         "padding weights zeroed after the softmax: rows no longer sum to 1", "recompute-mask-missing"),
+    Edit("context_from_keys", RECOMPUTE, (("weights @ heads(value)", "weights @ heads(key)"),),
+         "the weights applied to the keys, not the values", "recompute-values"),
+    Edit("mask_filled_with_minus_inf", RECOMPUTE, (("torch.finfo(scores.dtype).min", 'float("-inf")'),),
+         "padding filled with -inf: NaN for a sequence of padding only", "recompute-mask-inf"),
+    Edit("softmax_by_plain_exp", RECOMPUTE, (("weights = torch.softmax(scores, dim=-1)",
+                                              "weights = scores.exp() / scores.exp().sum(dim=-1, keepdim=True)"),),
+         "softmax as exp / sum without subtracting the max: overflows", "softmax-overflow"),
+    # attention_rollout
+    Edit("columns_renormalised", ROLLOUT, ((RENORMALISE, "        layers = layers / layers.sum(dim=-2, keepdim=True)\n"),),
+         "0.5 A + 0.5 I divided by its column sums, not its row sums", "rollout-not-renormalised"),
+    Edit("layers_averaged_not_heads", ROLLOUT, (("layers = attn.mean(dim=1)", "layers = attn.mean(dim=0)"),),
+         "the mean over layers (dim 0): the product runs over heads", "rollout-values"),
+    Edit("residual_off_by_default", ROLLOUT, (("residual: bool = True", "residual: bool = False"),),
+         "the default of residual changed to False", "rollout-no-identity"),
+    Edit("first_layer_counted_twice", ROLLOUT, (("for layer in layers[1:]:", "for layer in layers:"),),
+         "the loop starts at layer 0 again: A_0 multiplied twice", "rollout-values"),
+    # word_level_attention
+    Edit("last_word_dropped", WORDS, (("words = int(ids.max()) + 1", "words = int(ids.max())"),),
+         "W = the largest word id, not one more: the last word is lost", "words-values"),
+    Edit("specials_in_the_first_word", WORDS, (("-1 if w is None else w", "0 if w is None else w"),),
+         "[CLS] and [SEP] counted as pieces of word 0", "words-values"),
+    Edit("words_as_nested_lists", WORDS, ((WORDS_RETURN, "return (" + WORDS_RETURN[len("return "):] + ").tolist()"),),
+         "the (W, W) result returned as a Python list", "words-return-type"),
+)
+
+FRESH_ALTERNATIVES = (
+    Edit("cosine_by_outer_norms", COSINE, (("    " + UNIT + "\n    return unit @ unit.T\n",
+                                            "    norms = X.norm(dim=-1)\n    return (X @ X.T) / (norms[:, None] * norms[None, :])\n"),),
+         "the Gram matrix divided by the outer product of the norms"),
+    Edit("embeddings_by_indexing_tables", EMBEDDINGS, ((SUMMED, "    summed = (parts.word_embeddings.weight[input_ids]\n"
+                                                               "              + parts.position_embeddings.weight[: input_ids.shape[1]]\n"
+                                                               "              + parts.token_type_embeddings.weight[token_type_ids])\n"),),
+         "the embedding tables indexed directly, positions as a slice"),
+    Edit("maps_by_concatenation", MAPS, ((STACK, "attn = torch.cat(outputs.attentions, dim=0).cpu()"),),
+         "torch.cat of the (1, H, T, T) layers along dim 0"),
+    Edit("entropy_with_where", ENTROPY, ((XLOGY, "return -torch.where(attn > 0, attn * attn.log(), torch.zeros_like(attn)).sum(dim=-1)"),),
+         "p ln p where p > 0, else 0, by torch.where"),
+    Edit("future_summed_then_divided", PATTERNS, (("torch.triu(attn, diagonal=1).sum(dim=-1).mean(dim=-1)",
+                                                   "torch.triu(attn, diagonal=1).sum(dim=(-2, -1)) / attn.shape[-1]"),),
+         "the upper triangle summed at once, divided by T"),
+    Edit("top_heads_by_unravel_index", TOP, ((UNRAVEL, "layers, heads = torch.unravel_index(best, scores.shape)\n"
+                                                       "    return [(int(l), int(h)) for l, h in zip(layers, heads)]"),),
+         "torch.unravel_index"),
+    Edit("capture_from_a_module_dict", CAPTURE, (('    handles = [getattr(attention, name).register_forward_hook(keep(name)) for name in ("query", "key", "value")]\n'
+                                                  '    handles.append(attention.register_forward_hook(keep("context")))\n',
+                                                  '    modules = {"query": attention.query, "key": attention.key, "value": attention.value, "context": attention}\n'
+                                                  '    handles = [module.register_forward_hook(keep(name)) for name, module in modules.items()]\n'),),
+         "the four modules named in a dict, one hook each"),
+    Edit("capture_restores_the_mode", CAPTURE, (("    try:\n        model.eval()\n", "    was_training = model.training\n    try:\n        model.eval()\n"),
+                                                ("            handle.remove()\n", "            handle.remove()\n        model.train(was_training)\n")),
+         "eval mode for the run, the caller's mode restored afterwards"),
+    Edit("recompute_with_unflatten", RECOMPUTE, ((HEADS, "return x.unflatten(-1, (num_heads, head_dim)).permute(0, 2, 1, 3)"),
+                                                 (MERGE, "context = (weights @ heads(value)).permute(0, 2, 1, 3).flatten(2)")),
+         "heads split with unflatten and merged with flatten"),
+    Edit("recompute_with_stable_exp", RECOMPUTE, (("weights = torch.softmax(scores, dim=-1)",
+                                                   "shifted = (scores - scores.amax(dim=-1, keepdim=True)).exp()\n"
+                                                   "    weights = shifted / shifted.sum(dim=-1, keepdim=True)"),),
+         "softmax written out, the row max subtracted first"),
+    Edit("rollout_identity_added_whole", ROLLOUT, ((MIX, "layers = layers + torch.eye(layers.shape[-1], dtype=layers.dtype, device=layers.device)\n"),),
+         "A + I then rows renormalised: the same as 0.5 A + 0.5 I renormalised"),
+    Edit("words_with_one_hot", WORDS, (("pieces = (ids[None, :] == torch.arange(words, device=attn.device)[:, None]).to(attn.dtype)",
+                                        "pieces = F.one_hot(ids + 1, words + 1)[:, 1:].T.to(attn.dtype)"),),
+         "the piece matrix from F.one_hot, specials in a dropped column"),
+)

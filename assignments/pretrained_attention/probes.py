@@ -11,9 +11,14 @@ LayerNorm epsilon far from any default), never the notebook's model: code that
 reads a size off MiniLM, or uses the notebook's global `model` instead of its
 argument, gets other numbers. Some get it in training mode with the global
 random generator seeded, so that code which forgets `eval()` gets dropout, the
-same dropout every run. The pure functions get seeded synthetic attention.
-Flags computed here from trusted re-computations (`like_*`) are clues that
-name the mistake.
+same dropout every run; input_embeddings also runs with the model's
+embeddings in training mode and the grader's dropout in their place (a
+StandInDropout, registered in STAND_INS so that no message names it). The
+pure functions get seeded synthetic attention. Flags computed here from
+trusted re-computations (`like_*`) are clues that name the mistake; other
+flags say what the piece did besides its result (an input changed in place, a
+model left in training mode, a dict shared between calls, tensors that carry
+gradients).
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import Namespace, caught, error_output, fill_parameters, generator, like, randn, registry, \
-    require, to_array
+from course.probe_tools import Namespace, StandInDropout, caught, error_output, fill_parameters, generator, like, \
+    pattern_dropout, randn, registry, require, stand_in_dropout, stand_in_registry, to_array
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
+STAND_INS, stand_in = stand_in_registry()  # stand-in class name -> how a message names it
+stand_in("dropout")(StandInDropout)
 
 # The grader's model: MiniLM's architecture and vocabulary (so that MiniLM's tokenizer fits it), other sizes.
 GRADER_MODEL = dict(vocab_size=30522, hidden_size=24, num_hidden_layers=3, num_attention_heads=4,
@@ -83,6 +90,17 @@ def like_notebook_model(ns: Namespace, got: np.ndarray, compute: Callable[[nn.Mo
         return np.array(False)
 
 
+def like_with_gaps(got: np.ndarray, want) -> np.ndarray:
+    """Whether an output equals a trusted re-computation that has NaN or infinite values: the same shape, not finite
+    in the same places, close elsewhere (a clue: `like` wants finite values)."""
+    want = to_array(want)
+    if got.dtype.kind != "f" or got.shape != want.shape:
+        return np.array(False)
+    gaps = ~np.isfinite(want)
+    return np.array(bool(gaps.any() and np.array_equal(gaps, ~np.isfinite(got))
+                         and np.allclose(got[~gaps], want[~gaps], atol=1e-5)))
+
+
 def _attention(seed: int, *shape: int, sharpness: float = 2.0) -> torch.Tensor:
     """Seeded attention weights: a softmax of random scores over the last dimension."""
     return torch.softmax(randn(seed, *shape) * sharpness, dim=-1)
@@ -97,10 +115,12 @@ def trusted_cosine(X: torch.Tensor) -> torch.Tensor:
 
 
 def trusted_embeddings(model: nn.Module, input_ids, token_type_ids=None, first_position: int = 0,
-                       layer_norm: Callable | None = None, with_types: bool = True) -> torch.Tensor:
+                       layer_norm: Callable | None = None, with_types: bool = True,
+                       positions: torch.Tensor | None = None) -> torch.Tensor:
     parts = model.embeddings
     token_type_ids = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids
-    positions = torch.arange(first_position, first_position + input_ids.shape[1])
+    if positions is None:
+        positions = torch.arange(first_position, first_position + input_ids.shape[1])
     summed = parts.word_embeddings(input_ids) + parts.position_embeddings(positions)
     if with_types:
         summed = summed + parts.token_type_embeddings(token_type_ids)
@@ -150,8 +170,10 @@ def trusted_capture(model: nn.Module, encoded, layer: int, module: Callable[[nn.
 
 
 def trusted_recompute(query, key, value, num_heads, attention_mask=None, scale_dim: int | None = None,
-                      transpose: bool = True, reverse_mask: bool = False, mask_queries: bool = False):
-    """BERT's attention from captured tensors, with one of the usual mistakes on request."""
+                      transpose: bool = True, reverse_mask: bool = False, mask_queries: bool = False,
+                      fill: float | None = None, mask_after_softmax: bool = False):
+    """BERT's attention from captured tensors, with one of the usual mistakes on request (scale_dim 1: no scale;
+    fill: what padding scores are filled with; mask_after_softmax: padding weights zeroed after the softmax)."""
     B, T, D = query.shape
     d = D // num_heads
 
@@ -159,25 +181,30 @@ def trusted_recompute(query, key, value, num_heads, attention_mask=None, scale_d
         return x.view(B, T, num_heads, d).transpose(1, 2) if transpose else x.reshape(B, num_heads, T, d)
 
     scores = heads(query) @ heads(key).transpose(-2, -1) / math.sqrt(scale_dim or d)
+    fill = torch.finfo(scores.dtype).min if fill is None else fill
     if attention_mask is not None:
         keep = torch.as_tensor(attention_mask) != 0
         keep = ~keep if reverse_mask else keep
-        scores = scores.masked_fill(~keep[:, None, None, :], torch.finfo(scores.dtype).min)
+        if not mask_after_softmax:
+            scores = scores.masked_fill(~keep[:, None, None, :], fill)
         if mask_queries:
-            scores = scores.masked_fill(~keep[:, None, :, None], torch.finfo(scores.dtype).min)
+            scores = scores.masked_fill(~keep[:, None, :, None], fill)
     weights = torch.softmax(scores, dim=-1)
+    if attention_mask is not None and mask_after_softmax:
+        weights = weights.masked_fill(~keep[:, None, None, :], 0.0)
     merged = weights @ heads(value)
     context = merged.transpose(1, 2).reshape(B, T, D) if transpose else merged.reshape(B, T, D)
     return context, weights
 
 
-def trusted_rollout(attn: torch.Tensor, residual: bool = True, combine: str = "mean", renormalise: bool = True,
+def trusted_rollout(attn: torch.Tensor, residual: bool = True, combine: str = "mean", renormalise: bool | str = True,
                     last_on_left: bool = True) -> torch.Tensor:
+    """Rollout, with one of the usual mistakes on request (renormalise "columns": divided by the column sums)."""
     layers = attn.mean(dim=1) if combine == "mean" else attn.max(dim=1).values
     if residual:
         layers = 0.5 * layers + 0.5 * torch.eye(layers.shape[-1], dtype=layers.dtype)
         if renormalise:
-            layers = layers / layers.sum(dim=-1, keepdim=True)
+            layers = layers / layers.sum(dim=-2 if renormalise == "columns" else -1, keepdim=True)
     rollout = layers[0]
     for layer in layers[1:]:
         rollout = layer @ rollout if last_on_left else rollout @ layer
@@ -200,14 +227,21 @@ def trusted_words(attn: torch.Tensor, word_ids, keys: str = "sum", queries: str 
 
 @probe("cosine_similarity")
 def probe_cosine_similarity(ns):
-    """Similarities of rows of very different lengths (two of them parallel), of a tall and a wide matrix, and the
-    dtype of a float64 input; clues: the Gram matrix, 1 - cos, and columns normalised instead of rows."""
+    """Similarities of rows of very different lengths (two of them parallel), of a tall and a wide matrix; whether a
+    float64 input gives another dtype, and whether the input comes back unchanged; clues: the Gram matrix, 1 - cos,
+    and columns normalised instead of rows."""
     cosine = require(ns, "cosine_similarity_matrix")
     X = randn(1, 6, 9) * torch.tensor([0.1, 1.0, 10.0, 3.0, 0.5, 2.0])[:, None]
     X[3] = 4 * X[1]  # parallel: cosine 1
-    out = {"similarity": caught(lambda: cosine(X)), "tall": caught(lambda: cosine(randn(2, 12, 4))),
+    given = X.clone()  # the student's own copy: whether it comes back unchanged
+    out = {"similarity": caught(lambda: cosine(given)), "tall": caught(lambda: cosine(randn(2, 12, 4))),
            "wide": caught(lambda: cosine(randn(3, 3, 20))),
-           "float64_dtype": caught(lambda: np.array(str(cosine(X.double()).dtype)))}
+           "dtype_changed": np.array(False)}
+    try:  # float64 in: float64 out (an error here is no evidence of a dtype changed)
+        out["dtype_changed"] = np.array(getattr(cosine(X.double()), "dtype", None) != torch.float64)
+    except Exception:
+        pass
+    out["input_unchanged"] = np.array(bool(torch.equal(given, X)))
     out["like_gram"] = like(out["similarity"], X @ X.T)
     out["like_distance"] = like(out["similarity"], 1 - trusted_cosine(X))
     columns = X / X.norm(dim=0, keepdim=True)
@@ -217,8 +251,10 @@ def probe_cosine_similarity(ns):
 
 @probe("input_embeddings")
 def probe_input_embeddings(ns):
-    """Embeddings of a padded pair batch by the grader's model, with token types and without; how often
-    model.embeddings itself ran; clues: the usual wrong sums and norms, and the notebook's own model."""
+    """Embeddings of a padded pair batch by the grader's model, with token types and without, of one sequence, and
+    of the pair batch with the model's embeddings in training mode (the grader's dropout in place); how often
+    model.embeddings itself ran; clues: the usual wrong sums and norms, token types ignored, every position 0 (for
+    one sequence: positions counted over the batch), dropout applied, and the notebook's own model."""
     embed, model = require(ns, "input_embeddings"), grader_model(seed=10)
     encoded = grader_tokenizer()(*PAIR, padding=True, return_tensors="pt")
     ids, types = encoded["input_ids"], encoded["token_type_ids"]
@@ -231,6 +267,15 @@ def probe_input_embeddings(ns):
     finally:
         watch.remove()
     out["embeddings_module_called"] = np.array(bool(calls))
+    one = grader_tokenizer()(PAIR[0][0], return_tensors="pt")  # one sequence: B = 1, T > 1
+    with torch.no_grad():
+        out["one_sequence"] = caught(lambda: embed(model, one["input_ids"], one["token_type_ids"]))
+        all_0 = torch.zeros(one["input_ids"].shape[1], dtype=torch.long)
+        out["one_sequence_like_positions_all_0"] = like(out["one_sequence"], trusted_embeddings(
+            model, one["input_ids"], one["token_type_ids"], positions=all_0))
+    training = grader_model(seed=10)  # the same weights, its embeddings in training mode with the grader's dropout
+    with torch.no_grad(), stand_in_dropout(training.embeddings):
+        out["training_mode"] = caught(lambda: embed(training, ids, types))
     got = out["with_types"]
     LN = model.embeddings.LayerNorm
     with torch.no_grad():
@@ -240,6 +285,11 @@ def probe_input_embeddings(ns):
                              ("minilm_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias,
                                                                                    eps=1e-12)))):
             out[f"like_{name}"] = like(got, trusted_embeddings(model, ids, types, **kwargs))
+        out["like_token_types_ignored"] = like(got, trusted_embeddings(model, ids, torch.zeros_like(types)))
+        trusted = trusted_embeddings(model, ids, types)
+        dropped_before = trusted_embeddings(model, ids, types, layer_norm=lambda x: LN(pattern_dropout(x, True)))
+        out["training_like_dropout"] = np.array(any(bool(like(out["training_mode"], dropped))
+                                                    for dropped in (pattern_dropout(trusted, True), dropped_before)))
         out["like_fresh_layer_norm"] = np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
             bool(like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
                 x, x.shape[-1:], eps=eps)))) for eps in (LN.eps, 1e-5)))
@@ -253,9 +303,10 @@ def probe_input_embeddings(ns):
 @probe("attention_maps")
 def probe_attention_maps(ns):
     """Maps and tokens of the grader's text on the grader's model handed over in TRAINING mode (global generator
-    seeded), then on a second model; whether the maps carry gradients; clues: the maps in training mode, the last
-    layer only, the batch dimension kept, tokens from text.split() or without [CLS] and [SEP], the notebook's
-    model."""
+    seeded), then on a second model; whether the maps carry gradients; whether a third model, handed over in eval
+    mode, is left in training mode; clues: the maps in training mode, the last layer only, the batch dimension kept,
+    tokens split on spaces (of the text or of the decoded ids) or without [CLS] and [SEP], the second model's maps
+    equal to the first's, the notebook's model."""
     maps, tokenizer = require(ns, "get_attention_maps"), grader_tokenizer()
     model = grader_model(seed=20, training=True)
     torch.manual_seed(21)
@@ -266,6 +317,12 @@ def probe_attention_maps(ns):
     out = {"attn": to_array(attn), "tokens": np.array([str(t) for t in tokens]),
            "requires_grad": np.array(bool(getattr(attn, "requires_grad", False)))}
     out["second_model"] = seeded(22, lambda: maps(grader_model(seed=23, training=True), tokenizer, TEXT)[0])
+    in_eval = grader_model(seed=24)  # handed over in eval mode: it must be left in eval mode
+    try:
+        maps(in_eval, tokenizer, TEXT)
+    except Exception:
+        pass
+    out["left_in_training"] = np.array(any(module.training for module in in_eval.modules()))
     trusted, trusted_tokens = trusted_maps(model.eval(), tokenizer, TEXT)
     again = grader_model(seed=20, training=True)
     torch.manual_seed(21)
@@ -273,7 +330,10 @@ def probe_attention_maps(ns):
     out["like_training_mode"] = like(out["attn"], in_training)
     out["like_last_layer"] = like(out["attn"], trusted[-1])
     out["like_batch_kept"] = like(out["attn"], trusted[:, None])
-    out["tokens_like_split"] = np.array(list(out["tokens"]) == TEXT.split())
+    ids = tokenizer(TEXT)["input_ids"]  # words split on spaces: of the text, or of the text decoded from the ids
+    splits = (TEXT.split(), tokenizer.decode(ids).split(), tokenizer.decode(ids, skip_special_tokens=True).split())
+    out["tokens_like_split"] = np.array(list(out["tokens"]) in splits)
+    out["second_like_first_model"] = like(out["second_model"], trusted)
     out["tokens_without_specials"] = np.array(list(out["tokens"]) == trusted_tokens[1:-1])
     out["like_notebook_model"] = like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0])
     return out
@@ -316,14 +376,18 @@ def probe_head_pattern_scores(ns):
 
 @probe("top_heads")
 def probe_top_heads(ns):
-    """The top 5 of a (4, 6) grid, the top 3 of a (3, 7) grid and the top 1; whether they are int pairs; clues:
+    """The top 5 of a (4, 6) grid, the top 3 of a (3, 7) grid and the top 1; whether they are int pairs; whether the
+    grid comes back unchanged; clues:
     ascending order, unravelled with the number of layers."""
     top = require(ns, "top_heads")
     grid, other = torch.rand(4, 6, generator=generator(50)), torch.rand(3, 7, generator=generator(51))
-    result = top(grid, 5)
+    given = grid.clone()  # the student's own copy: whether it comes back unchanged
+    result = top(given, 5)
+    unchanged = bool(torch.equal(given, grid))
     out = {"top_5": caught(lambda: np.array(result, dtype=np.int64)),
-           "top_3_of_3_by_7": caught(lambda: np.array(top(other, 3), dtype=np.int64)),
-           "top_1": caught(lambda: np.array(top(grid, 1), dtype=np.int64)),
+           "top_3_of_3_by_7": caught(lambda: np.array(top(other.clone(), 3), dtype=np.int64)),
+           "top_1": caught(lambda: np.array(top(grid.clone(), 1), dtype=np.int64)),
+           "input_unchanged": np.array(unchanged),
            "int_pairs": np.array(isinstance(result, list) and all(isinstance(pair, tuple) and len(pair) == 2
                                                                   and all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in pair)
                                                                   for pair in result))}
@@ -351,7 +415,8 @@ def _warmed_up(seed: int, training: bool = False) -> tuple[nn.Module, object, di
 @probe("capture_qkv")
 def probe_capture_qkv(ns):
     """Query, key, value and context of layer 1 and the context of layer 2 of a model handed over in TRAINING mode
-    (global generator seeded); clues: the next or previous layer's, the attention block's output (after the
+    (global generator seeded); whether the tensors carry gradients, and whether the first call's dict is left as it
+    was by the second call; clues: the next or previous layer's, the attention block's output (after the
     projection and LayerNorm), the tensors in training mode, the notebook's model."""
     capture = require(ns, "capture_qkv")
     model, _, encoded, _ = _warmed_up(60, training=True)
@@ -363,7 +428,11 @@ def probe_capture_qkv(ns):
     if not isinstance(got, dict):
         raise TypeError(f"capture_qkv must return a dict, got {type(got).__name__}")
     out = {name: caught(lambda name=name: got[name]) for name in ("query", "key", "value", "context")}
+    out["requires_grad"] = np.array(any(isinstance(v, torch.Tensor) and v.requires_grad for v in got.values()))
+    first = {name: to_array(value) for name, value in got.items()}
     out["layer_2_context"] = seeded(62, lambda: capture(model.train(), encoded, 2)["context"])
+    out["first_result_kept"] = np.array(first.keys() == got.keys() and all(  # the second call left it as it was
+        np.array_equal(to_array(got[name]), value) for name, value in first.items()))
     torch.manual_seed(61)
     in_training = trusted_capture(model.train(), encoded, 1)
     model.eval()
@@ -398,8 +467,10 @@ def probe_capture_qkv_hooks(ns):
 @probe("recompute_attention")
 def probe_recompute_attention(ns):
     """Context and weights of seeded (2, 5, 12) tensors with 3 heads, with a padding mask (0/1 and bool) and
-    without; whether the weights of tensors captured from the grader's model match its own attentions on a padded
-    batch; clues: the usual wrong scales, head splits and masks."""
+    without, with queries and keys ten times larger, and with a sequence of padding only; whether the weights of
+    tensors captured from the grader's model match its own attentions on a padded batch; clues: the usual wrong
+    scales, head splits and masks (reversed, on queries, ignored, applied after the softmax, filled with -inf),
+    and whether the weights of large scores are finite."""
     recompute = require(ns, "recompute_attention")
     q, k, v = (randn(80 + i, 2, 5, 12) for i in range(3))
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])
@@ -411,9 +482,20 @@ def probe_recompute_attention(ns):
            "bool_mask": caught(lambda: recompute(q, k, v, 3, mask.bool())[1]),
            "no_mask": caught(lambda: recompute(q, k, v, 3)[1]),
            "six_heads": caught(lambda: recompute(q, k, v, 6, mask)[0])}
-    for name, mistake in (("full_scale", dict(scale_dim=12)), ("no_transpose", dict(transpose=False)),
-                          ("mask_reversed", dict(reverse_mask=True)), ("queries_masked", dict(mask_queries=True))):
+    large = (10 * q, 10 * k, v)  # scores in the hundreds: exp overflows
+    out["large_scores"] = caught(lambda: recompute(*large, 3, mask)[1])
+    out["large_scores_finite"] = np.array(out["large_scores"].dtype.kind == "f"
+                                          and bool(np.all(np.isfinite(out["large_scores"]))))
+    all_padding = torch.tensor([[1, 1, 1, 1, 1], [0, 0, 0, 0, 0]])  # the second sequence is padding only
+    out["all_padding"] = caught(lambda: recompute(q, k, v, 3, all_padding)[1])
+    out["all_padding_like_minus_inf"] = like_with_gaps(out["all_padding"], trusted_recompute(
+        q, k, v, 3, all_padding, fill=-math.inf)[1])
+    for name, mistake in (("full_scale", dict(scale_dim=12)), ("no_scale", dict(scale_dim=1)),
+                          ("no_transpose", dict(transpose=False)), ("mask_reversed", dict(reverse_mask=True)),
+                          ("queries_masked", dict(mask_queries=True)),
+                          ("mask_after_softmax", dict(mask_after_softmax=True))):
         out[f"like_{name}"] = like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
+    out["like_mask_ignored"] = like(out["weights"], trusted_recompute(q, k, v, 3)[1])
     model, _, encoded, _ = _warmed_up(90)
     with torch.no_grad():
         expected = model(**encoded, output_attentions=True).attentions[1]
@@ -434,7 +516,8 @@ def probe_recompute_attention(ns):
 @probe("attention_rollout")
 def probe_attention_rollout(ns):
     """Rollout of seeded (4, 3, 5, 5) maps with and without residual, and of maps whose rows were cut (rows sum to
-    less than 1, so renormalising matters); clues: the usual wrong orders, identities and head combinations."""
+    less than 1, so renormalising matters); clues: the usual wrong orders, identities, head combinations and
+    renormalisations (none, or by the column sums)."""
     rollout = require(ns, "attention_rollout")
     attn = _attention(100, 4, 3, 5, 5)
     cut = attn * torch.tensor([1.0, 1.0, 1.0, 0.6, 0.3])
@@ -444,6 +527,7 @@ def probe_attention_rollout(ns):
     out["like_no_identity"] = like(out["residual"], trusted_rollout(attn, residual=False))
     out["like_max_over_heads"] = like(out["residual"], trusted_rollout(attn, combine="max"))
     out["cut_like_not_renormalised"] = like(out["cut_rows"], trusted_rollout(cut, renormalise=False))
+    out["like_columns_renormalised"] = like(out["residual"], trusted_rollout(attn, renormalise="columns"))
     return out
 
 
@@ -453,11 +537,18 @@ WORD_IDS = [None, 0, 0, 1, 2, 2, 2, 3, None]
 @probe("word_level_attention")
 def probe_word_level_attention(ns):
     """Word-level attention of a seeded (9, 9) map (words of 2, 1, 3 and 1 pieces between [CLS] and [SEP]) and
-    of one whose words are single pieces; clues: keys averaged, queries summed, rows renormalised."""
+    of one whose words are single pieces; whether it returns other than a float64 tensor for a float64 map; clues:
+    keys averaged, queries summed, rows renormalised."""
     words = require(ns, "word_level_attention")
     attn = _attention(110, 9, 9)
     out = {"words": caught(lambda: words(attn, WORD_IDS)),
            "single_pieces": caught(lambda: words(attn[:5, :5], [None, 0, 1, 2, None]))}
+    try:  # float64 in: a float64 tensor out (an error here is no evidence of a wrong type)
+        returned = words(attn.double(), WORD_IDS)
+        wrong_type = not (isinstance(returned, torch.Tensor) and returned.dtype == torch.float64)
+    except Exception:
+        wrong_type = False
+    out["wrong_return_type"] = np.array(wrong_type)
     for name, kwargs in (("keys_averaged", dict(keys="mean")), ("queries_summed", dict(queries="sum")),
                          ("renormalised", dict(renormalise=True))):
         out[f"like_{name}"] = like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))

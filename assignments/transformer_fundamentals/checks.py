@@ -26,6 +26,8 @@ MISTAKES = {
     "inverse-vocab": "Fill self.inverse_vocab so that it maps every id back to its word.",
     "pad-to-max-length": "Pad with the <PAD> id (0) up to exactly max_length.",
     "truncate-after-cls": "Put <CLS> first, then truncate: the result is at most max_length ids, <CLS> included.",
+    "truncate-off-by-one": "Cut ([<CLS>] + words) to max_length ids, <CLS> counted: [:max_length], not "
+                           "[:max_length - 1].",
     "unknown-id": "Words not in self.vocab become the <UNK> id (1), not <PAD>.",
     "tokenize-without-clean": "Clean the text with self.clean_text before splitting it into words.",
     "tokenize-rule": "<CLS> first, then one id per word, then <PAD> (0) up to exactly max_length.",
@@ -37,6 +39,8 @@ MISTAKES = {
     "embedding-scale": "Look up the ids and multiply by sqrt(d_model), once: not by d_model, not unscaled.",
     "pe-buffer": "The table is fixed: register it with self.register_buffer('pe', ...), not as an nn.Parameter.",
     "pe-sin-cos-swapped": "Sine at even indices (0::2), cosine at odd ones (1::2).",
+    "pe-position-offset": "Positions start at 0: position = torch.arange(max_length), so row 0 is sin(0) = 0, "
+                          "cos(0) = 1.",
     "pe-not-interleaved": "Interleave: columns 2i and 2i+1 hold sin and cos of the same frequency; don't put all the "
                           "sines first and the cosines after.",
     "pe-frequency": "Both dimensions of a pair (2i, 2i+1) share the frequency 1 / 10000^(2i / d_model): the exponent "
@@ -47,11 +51,16 @@ MISTAKES = {
                 "float64, which the rest of the model cannot mix with its float32 weights.",
     "embeddings-order": "Apply self.token_embedding, then self.pos_encoding, then self.dropout.",
     "embeddings-dropout": "Apply self.dropout once, to the sum of token and positional embeddings.",
+    "token-embedding-added-twice": "PositionalEncoding.forward already returns x + pe: don't add the token embeddings "
+                                   "again.",
     # attention
     "softmax-axis": "Each query's weights must sum to 1 over the keys: softmax over the last axis (dim=-1), not over "
                     "the queries.",
-    "attention-scale": "Scale the scores by 1 / sqrt(d_k) with d_k = Q.size(-1), the per-head size: not by 1 / d_k, "
-                       "not by V's size, not unscaled.",
+    "attention-scale": "Scale the scores by 1 / sqrt(d_k), before the softmax, with d_k = Q.size(-1), the per-head "
+                       "size: not by 1 / d_k, not by V's size or d_model, not unscaled, not the weights after the "
+                       "softmax.",
+    "softmax-overflow": "Use F.softmax (or subtract each row's max before exp): exp of large scores overflows, and a "
+                        "row whose keys are all blocked gives 0 / 0 = NaN.",
     "transpose-last-axes": "Support any leading dimensions (batch, heads): transpose the last two axes of K only, "
                            "K.transpose(-2, -1).",
     "attention-values": "Compute softmax(Q K^T / sqrt(d_k)) V: the output is the weights times V.",
@@ -67,8 +76,9 @@ MISTAKES = {
     # multi-head attention
     "mha-layers": "Create exactly W_q, W_k, W_v, W_o, each nn.Linear(d_model, d_model) with its bias.",
     "mha-weights-shape": "Return the weights of every head, shape (B, num_heads, T, T).",
-    "heads-split": "Project Q with W_q, K with W_k, V with W_v, then split heads with view(B, T, num_heads, d_k) "
-                   "followed by transpose(1, 2): a view straight to (B, num_heads, T, d_k) mixes positions and heads.",
+    "heads-split": "Give each of Q, K, V its own layer (Q from W_q(x), K from W_k(x), V from W_v(x)), then split the "
+                   "heads with view(B, T, num_heads, d_k) followed by transpose(1, 2): a view straight to "
+                   "(B, num_heads, T, d_k) mixes positions and heads.",
     "heads-merge": "Merge the heads with transpose(1, 2) and then view/reshape(B, T, d_model): a view of "
                    "(B, num_heads, T, d_k) straight to (B, T, d_model) mixes positions and heads.",
     "output-projection": "Apply W_o once, to the merged heads.",
@@ -82,11 +92,16 @@ MISTAKES = {
     "variance-unbiased": "Use the biased variance, x.var(-1, unbiased=False), as nn.LayerNorm does.",
     "eps-outside-sqrt": "eps goes inside the square root: (x - mean) / sqrt(var + eps).",
     "gamma-beta": "Scale by gamma and shift by beta after normalising: gamma * x_hat + beta.",
-    "in-place-op": "The backward pass must work: compute new tensors (x - mean) instead of changing x in place "
-                   "(x.sub_(...), x -= ...), which autograd cannot differentiate.",
+    "in-place-op": "Leave the inputs you are given as they are: compute new tensors (x - mean, x + pe, Q / scale) "
+                   "instead of changing one in place (x.sub_(...), x += ..., Q /= ...), which changes the caller's "
+                   "tensor and can break the backward pass.",
+    "eps-hard-coded": "Use self.eps, the eps the layer was built with, not a constant.",
     "ffn-layers": "Create linear1 = nn.Linear(d_model, d_ff) and linear2 = nn.Linear(d_ff, d_model).",
     "ffn-activation": "linear1, then ReLU, then linear2: no other activation, and not none.",
     "ffn-dropout": "Apply dropout once, after the ReLU and before linear2.",
+    "ffn-residual": "FeedForward returns linear2(dropout(relu(linear1(x)))) only: the block adds the residual.",
+    "dropout-in-eval-mode": "Use the nn.Dropout module (or F.dropout(..., training=self.training)): F.dropout "
+                            "defaults to training=True and drops in eval mode too.",
     "pre-norm": "The attention sees the block's input x itself: this is a post-norm block, "
                 "x = norm1(x + dropout(attn_out)), not x + attn(norm1(x)).",
     "residual-missing": "Add each sublayer's input back: norm1(x + attn_out), then norm2(x + ffn_out).",
@@ -100,7 +115,13 @@ MISTAKES = {
                              "are not trained, moved to the GPU or switched to eval mode.",
     "blocks-shared": "Create num_layers separate TransformerBlock objects: [block] * num_layers repeats one block, so "
                      "the layers share their weights.",
-    "attention-maps": "Return a list with one attention map per block.",
+    "attention-maps": "Return a new list with one attention map per block, made in forward: a list kept on the "
+                      "module (created in __init__) grows at every call.",
+    "dropout-not-passed": "Pass the dropout rate you are given on to every submodule that takes one.",
+    "device-mismatch": "Create new tensors on the input's device (torch.ones_like(input_ids), "
+                       "device=input_ids.device), not on the CPU.",
+    "mask-from-ids": "Build the key mask from the attention_mask you are given (all ones when it is None), not from "
+                     "input_ids != 0.",
     "mask-shape": "Pass the padding mask to the blocks as (B, 1, 1, T), so it blocks padded keys for every query "
                   "and head.",
     "pooling-includes-padding": "Pool over real tokens only: (mask * x).sum(1) / mask.sum(1), not x.mean(1).",
@@ -114,7 +135,12 @@ MISTAKES = {
     "train-mode": "Call model.train() at the start of every epoch: evaluate() leaves the model in eval mode.",
     "optimizer": "Use torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01), stepping once per "
                  "batch.",
-    "zero-grad": "Call optimizer.zero_grad() before each backward pass: gradients add up otherwise.",
+    "zero-grad": "Call optimizer.zero_grad() once per batch, before loss.backward(): without it gradients add up; "
+                 "between backward() and step() it throws the gradients away.",
+    "optimizer-recreated": "Create the optimizer once, before the epochs: a new AdamW each epoch forgets its moment "
+                           "estimates and step counts.",
+    "history-not-floats": "Store Python floats in history (loss.item()), not tensors that keep their graphs alive.",
+    "epoch-count": "Run exactly num_epochs epochs: for epoch in range(num_epochs).",
     "loss-average": "train_loss is the mean of the epoch's batch losses.",
     "accuracy-percent": "Accuracies are fractions from 0 to 1, not percentages.",
     "accuracy-per-example": "train_acc counts correct examples over all batches, then divides by the number of "
@@ -133,151 +159,288 @@ MISTAKES = {
 
 CHECKS = (
     Check("tokenizer_clean_text", "SimpleTokenizer.clean_text", (
-        Expect("case", "clean-case"),
-        Expect("punctuation", "clean-punctuation"),
-        Expect("underscores", "clean-underscores"),
-        Expect("cleaned", "clean-rule"),
+        Expect("case", "clean-case", observed="on words of ASCII letters in mixed case, the cleaned text is not the "
+                                              "words in lower case"),
+        Expect("punctuation", "clean-punctuation", observed="on lower-case words with punctuation between them, the "
+                                                            "cleaned text is not the words joined by single spaces"),
+        Expect("underscores", "clean-underscores", observed="on words joined by underscores, the cleaned text is not "
+                                                            "the words split at the underscores"),
+        Expect("cleaned", "clean-rule", observed="on mixed text (accents, digits, apostrophes, hyphens, underscores, "
+                                                 "runs of punctuation), the cleaned text differs from the rule"),
+    ), clues=(Clue("case_folded"),), diagnoses=(
+        Diagnosis("clean-case", wrong=("case",), right=("case_folded",)),
+        Diagnosis("clean-punctuation", wrong=("punctuation",), right=("case",)),
+        Diagnosis("clean-underscores", wrong=("underscores",), right=("case", "punctuation")),
+        Diagnosis("clean-rule", wrong=("cleaned",), right=("case", "punctuation", "underscores")),
     )),
     Check("tokenizer_build_vocab", "SimpleTokenizer.build_vocab", (
         Expect("special_ids", "specials-first"),
-        Expect("size_9", "vocab-size"),
-        Expect("size_100", "vocab-size"),
-        Expect("words_by_id_100", "vocab-order"),
-        Expect("words_by_id_9", "vocab-order"),
+        Expect("size_9", "vocab-size", observed="with vocab_size=9, the vocabulary does not hold 9 entries"),
+        Expect("size_100", "vocab-size", observed="with vocab_size=100 and fewer distinct words, the vocabulary does "
+                                                  "not hold every word plus the 3 special tokens"),
+        Expect("words_by_id_100", "vocab-order", observed="the words, in id order, are not the text's words by "
+                                                          "falling frequency"),
+        Expect("words_by_id_9", "vocab-order", observed="with vocab_size=9, the words are not the 6 most frequent "
+                                                        "ones in order"),
         Expect("inverse_matches_100", "inverse-vocab"),
         Expect("inverse_matches_9", "inverse-vocab"),
-        Expect("words_by_id_other", "vocab-order"),
-    ), diagnoses=(
+        Expect("words_by_id_other", "vocab-order", observed="a second tokenizer, built on other texts, does not get "
+                                                            "their words by falling frequency"),
+    ), clues=(Clue("ranking_prefix"),), diagnoses=(
         Diagnosis("state-between-calls", wrong=("words_by_id_other",), right=("words_by_id_100", "words_by_id_9")),
+        Diagnosis("vocab-size", wrong=("size_9",), right=("ranking_prefix", "special_ids")),
+        Diagnosis("vocab-size", wrong=("size_100",), right=("ranking_prefix", "special_ids")),
+        Diagnosis("vocab-order", wrong=("words_by_id_100", "ranking_prefix"), right=("special_ids",)),
     )),
     Check("tokenizer_tokenize", "SimpleTokenizer.tokenize", (
-        Expect("padded", "pad-to-max-length"),
-        Expect("truncated", "truncate-after-cls"),
-        Expect("unknown_words", "unknown-id"),
-        Expect("cleaned_first", "tokenize-without-clean"),
-        Expect("short", "tokenize-rule"),
-        Expect("exact", "tokenize-rule"),
+        Expect("padded", "pad-to-max-length", observed="a one-word text is not <CLS>, its id, then <PAD> ids up to "
+                                                       "max_length"),
+        Expect("truncated", "truncate-after-cls", observed="a text longer than max_length does not give <CLS> and the "
+                                                           "first max_length - 1 word ids"),
+        Expect("unknown_words", "unknown-id", observed="a text with words outside the vocabulary gives other ids than "
+                                                       "expected"),
+        Expect("cleaned_first", "tokenize-without-clean", observed="a text with capitals and punctuation gives other "
+                                                                   "ids than its cleaned words"),
+        Expect("short", "tokenize-rule", observed="a short text is not <CLS>, one id per word, then <PAD> ids"),
+        Expect("exact", "tokenize-rule", observed="a text of exactly max_length - 1 words is not <CLS> and its word "
+                                                  "ids"),
+    ), clues=(Clue("like_cls_after_truncation"), Clue("like_one_short"), Clue("like_uncleaned"),
+              Clue("like_unknown_as_pad")), diagnoses=(
+        Diagnosis("pad-to-max-length", wrong=("padded",), right=("truncated", "exact")),
+        Diagnosis("truncate-after-cls", wrong=("truncated", "like_cls_after_truncation")),
+        Diagnosis("truncate-off-by-one", wrong=("truncated", "like_one_short")),
+        Diagnosis("unknown-id", wrong=("unknown_words", "like_unknown_as_pad")),
+        Diagnosis("unknown-id", wrong=("unknown_words",), right=("short", "exact", "truncated", "padded")),
+        Diagnosis("tokenize-without-clean", wrong=("cleaned_first", "like_uncleaned")),
     )),
     Check("tokenizer_decode", "SimpleTokenizer.decode", (
-        Expect("plain", "decode-specials"),
-        Expect("with_unknown", "decode-specials"),
-        Expect("no_cls", "decode-specials"),
-        Expect("tensor_input", "decode-tensor-ids"),
+        Expect("plain", "decode-specials", observed="ids with <CLS> and <PAD> do not decode to the words alone"),
+        Expect("with_unknown", "decode-specials", observed="ids with <CLS>, <UNK> and <PAD> do not decode to the "
+                                                           "words with '<UNK>' kept"),
+        Expect("no_cls", "decode-specials", observed="ids without special tokens do not decode to their words joined "
+                                                     "by single spaces"),
+        Expect("tensor_input", "decode-tensor-ids", observed="a 1-D tensor of ids does not decode like the same list "
+                                                             "of ints"),
+    ), diagnoses=(
+        Diagnosis("decode-specials", wrong=("plain",), right=("no_cls",)),
+        Diagnosis("decode-specials", wrong=("with_unknown",), right=("no_cls",)),
+        Diagnosis("decode-tensor-ids", wrong=("tensor_input",), right=("plain",)),
     )),
     Check("token_embedding", "TokenEmbedding", (
         Expect("parameters", "embedding-layers"),
-        Expect("output", "embedding-scale"),
+        Expect("output", "embedding-scale", observed="the output is not the embedding rows of the ids times "
+                                                     "sqrt(d_model)"),
+    ), clues=(Clue("scaled_lookup"),), diagnoses=(
+        Diagnosis("embedding-scale", wrong=("output",), right=("parameters", "scaled_lookup")),
     )),
     Check("positional_encoding", "PositionalEncoding", (
         Expect("n_parameters", "pe-buffer"),
-        Expect("pe_6", "pe-frequency"),
-        Expect("pe_10", "pe-frequency"),
-        Expect("forward_6", "pe-forward"),
-        Expect("forward_10", "pe-forward"),
+        Expect("pe_6", "pe-frequency", observed="the table `pe` (d_model 6) differs from sin / cos of position / "
+                                                "10000^(2i / d_model)"),
+        Expect("pe_10", "pe-frequency", observed="the table `pe` (d_model 10) differs from sin / cos of position / "
+                                                 "10000^(2i / d_model)"),
+        Expect("forward_6", "pe-forward", observed="forward's output is not its input plus the table's first seq_len "
+                                                   "rows"),
+        Expect("forward_10", "pe-forward", observed="forward's output is not its input plus the table's first "
+                                                    "seq_len rows"),
         Expect("forward_dtype_6", "pe-dtype"),
-    ), clues=(Clue("column_0"), Clue("column_1")), diagnoses=(
-        Diagnosis("pe-sin-cos-swapped", wrong=("column_0", "column_1")),
-        Diagnosis("pe-not-interleaved", wrong=("column_1",), right=("column_0",)),
+        Expect("input_unchanged", "in-place-op"),
+    ), clues=(Clue("column_0"), Clue("column_1"), Clue("like_swapped"), Clue("like_concatenated"),
+              Clue("like_positions_from_1")), diagnoses=(
+        Diagnosis("pe-sin-cos-swapped", wrong=("pe_6", "like_swapped")),
+        Diagnosis("pe-not-interleaved", wrong=("pe_6", "like_concatenated")),
+        Diagnosis("pe-position-offset", wrong=("pe_6", "like_positions_from_1")),
+        Diagnosis("pe-frequency", wrong=("pe_6",), right=("column_0", "column_1")),
+        Diagnosis("pe-forward", wrong=("forward_6",), right=("pe_6", "pe_10", "input_unchanged")),
     )),
     Check("transformer_embeddings", "TransformerEmbeddings", (
-        Expect("eval_output", "embeddings-order"),
-        Expect("train_output", "embeddings-dropout"),
+        Expect("eval_output", "embeddings-order", observed="in eval mode, the output is not the positional encoding "
+                                                           "applied to the token embeddings"),
+        Expect("train_output", "embeddings-dropout", observed="in training mode, the output is not dropout applied "
+                                                              "once to the sum of token and positional embeddings"),
+    ), clues=(Clue("like_no_positions"), Clue("like_tokens_twice")), diagnoses=(
+        Diagnosis("embeddings-order", wrong=("eval_output", "like_no_positions")),
+        Diagnosis("token-embedding-added-twice", wrong=("eval_output", "like_tokens_twice")),
+        Diagnosis("embeddings-dropout", wrong=("train_output",), right=("eval_output",)),
     )),
     Check("attention_values", "scaled_dot_product_attention", (
-        Expect("weight_sums_over_keys", "softmax-axis"),
-        Expect("error_with_heads", "transpose-last-axes"),
-        Expect("scale", "attention-scale", atol=1e-3),
-        Expect("batched_weights", "attention-scale"),
-        Expect("batched_output", "attention-values"),
-        Expect("heads_weights", "transpose-last-axes"),
-        Expect("heads_output", "transpose-last-axes"),
-        Expect("d_k_1_output", "attention-values"),
-        Expect("d_k_16_output", "attention-scale"),
+        Expect("inputs_unchanged", "in-place-op"),
+        Expect("weight_sums_over_keys", "softmax-axis", observed="each query's weights do not sum to 1 over the keys"),
+        Expect("error_with_heads", "transpose-last-axes", observed="with inputs of 4 axes (batch, heads, T, d_k), it "
+                                                                  "raises an error"),
+        Expect("scale", "attention-scale", atol=1e-3, observed="the weights are not softmax(Q K^T / sqrt(d_k)) over "
+                                                               "the keys"),
+        Expect("batched_weights", "attention-scale", observed="the weights differ from softmax(Q K^T / sqrt(d_k))"),
+        Expect("batched_output", "attention-values", observed="the output differs from the weights times V"),
+        Expect("heads_weights", "transpose-last-axes", observed="with inputs of 4 axes (batch, heads, T, d_k), the "
+                                                                "weights differ"),
+        Expect("heads_output", "transpose-last-axes", observed="with inputs of 4 axes (batch, heads, T, d_k), the "
+                                                               "output differs"),
+        Expect("d_k_1_output", "attention-values", observed="with d_k = 1, the output differs"),
+        Expect("d_k_16_output", "attention-scale", observed="with d_k = 16, the output differs"),
+        Expect("large_scores_finite", "softmax-overflow"),
+    ), clues=(Clue("like_softmax_of_scores"), Clue("like_softmax_over_queries"), Clue("like_scaled_after_softmax"),
+              Clue("heads_like_softmax_over_queries")),
+        diagnoses=(
+        Diagnosis("softmax-axis", wrong=("weight_sums_over_keys", "like_softmax_over_queries")),
+        Diagnosis("softmax-axis", wrong=("heads_weights", "heads_like_softmax_over_queries")),
+        Diagnosis("attention-scale", wrong=("batched_weights", "like_scaled_after_softmax")),
+        Diagnosis("attention-scale", wrong=("scale",), right=("like_softmax_of_scores", "weight_sums_over_keys")),
+        Diagnosis("attention-scale", wrong=("d_k_16_output",), right=("batched_output", "weight_sums_over_keys")),
+        Diagnosis("attention-values", wrong=("batched_output",), right=("batched_weights",)),
+        Diagnosis("transpose-last-axes", wrong=("error_with_heads",), right=("batched_output",)),
     )),
     Check("attention_mask", "scaled_dot_product_attention", (
-        Expect("plain_row_sums", "softmax-axis"),
-        Expect("blocked_row_finite", "mask-minus-inf"),
-        Expect("padding_row_sums", "mask-after-softmax"),
-        Expect("padding_blocked_weight", "mask-polarity"),
-        Expect("padding_output_first", "mask-polarity", same_as="unmasked_on_allowed_keys"),
+        Expect("plain_row_sums", "softmax-axis", observed="without a mask, each query's weights do not sum to 1 over "
+                                                          "the keys"),
+        Expect("blocked_row_finite", "mask-minus-inf", observed="when a query's keys are all blocked, the output or "
+                                                                "the weights contain NaN or infinite values"),
+        Expect("padding_row_sums", "mask-after-softmax", observed="with a padding mask, each query's weights do not "
+                                                                  "sum to 1 over the keys"),
+        Expect("padding_blocked_weight", "mask-polarity", observed="with a padding mask, blocked keys get weight"),
+        Expect("padding_output_first", "mask-polarity", same_as="unmasked_on_allowed_keys",
+               observed="with a padding mask, the output differs from attention over the allowed keys alone"),
         Expect("padding_output_bool", "mask-bool", same_as="padding_output"),
-        Expect("causal_output", "mask-broadcast", same_as="causal_by_rows"),
-        Expect("blocked_row_other_outputs", "mask-polarity", same_as="unmasked_other_outputs"),
-    ), clues=(Clue("plain_scale", atol=1e-3),), diagnoses=(
-        Diagnosis("attention-scale", wrong=("plain_scale", "padding_output_first"), right=("plain_row_sums",)),
+        Expect("causal_output", "mask-broadcast", same_as="causal_by_rows",
+               observed="with a (T_q, T_k) causal mask, query i's output differs from attention over keys 0..i alone"),
+        Expect("blocked_row_other_outputs", "mask-polarity", same_as="unmasked_other_outputs",
+               observed="with one query's keys all blocked, the other queries' outputs change"),
+    ), clues=(Clue("like_mask_after_softmax"), Clue("like_reversed"), Clue("large_scores_finite")), diagnoses=(
+        Diagnosis("softmax-overflow", wrong=("blocked_row_finite", "large_scores_finite")),
+        Diagnosis("mask-minus-inf", wrong=("blocked_row_finite",), right=("large_scores_finite",
+                                                                          "blocked_row_other_outputs")),
+        Diagnosis("mask-after-softmax", wrong=("padding_row_sums", "like_mask_after_softmax")),
+        Diagnosis("mask-polarity", wrong=("padding_blocked_weight", "like_reversed")),
         Diagnosis("mask-ignored", wrong=("padding_blocked_weight",),
                   right=("plain_row_sums", "padding_row_sums", "blocked_row_other_outputs")),
+        Diagnosis("mask-broadcast", wrong=("causal_output",), right=("padding_output_first", "padding_blocked_weight")),
     )),
     Check("attention_dropout", "scaled_dot_product_attention", (
-        Expect("eval_output", "dropout-on-weights", same_as="plain_output"),
-        Expect("train_output", "dropout-on-weights", same_as="dropout_on_weights"),
+        Expect("eval_output", "dropout-on-weights", same_as="plain_output",
+               observed="with a dropout module in eval mode, the output differs from the output without dropout"),
+        Expect("train_output", "dropout-on-weights", same_as="dropout_on_weights",
+               observed="with a dropout module in training mode, the output is not the dropped weights times V"),
+    ), clues=(Clue("eval_like_train"),), diagnoses=(
+        Diagnosis("dropout-in-eval-mode", wrong=("eval_output", "eval_like_train")),
+        Diagnosis("dropout-on-weights", wrong=("train_output",), right=("eval_output",)),
     )),
     Check("multi_head_attention", "MultiHeadAttention", (
         Expect("parameters", "mha-layers"),
         Expect("no_mask_weights_shape", "mha-weights-shape"),
-        Expect("no_mask_weights", "heads-split"),
-        Expect("identity_projection_output", "heads-merge"),
-        Expect("no_mask_output", "output-projection"),
-        Expect("padding_output", "mask-not-passed"),
-        Expect("train_output", "mha-dropout"),
+        Expect("no_mask_weights", "heads-split", observed="the attention weights differ from those of the heads of "
+                                                          "W_q(x) and W_k(x)"),
+        Expect("identity_projection_output", "heads-merge", observed="with W_o the identity, the output is not the "
+                                                                     "heads' outputs side by side"),
+        Expect("no_mask_output", "output-projection", observed="without a mask, the output differs"),
+        Expect("padding_output", "mask-not-passed", observed="with a padding mask, the output differs"),
+        Expect("train_output", "mha-dropout", observed="in training mode, the output differs from dropout acting once "
+                                                       "on the attention weights"),
+    ), clues=(Clue("like_wrong_projection"), Clue("like_view_split"), Clue("like_other_scale"),
+              Clue("like_merge_without_transpose"), Clue("padding_like_no_mask")), diagnoses=(
+        Diagnosis("heads-split", wrong=("no_mask_weights", "like_wrong_projection")),
+        Diagnosis("heads-split", wrong=("no_mask_weights", "like_view_split")),
+        Diagnosis("attention-scale", wrong=("no_mask_weights", "like_other_scale")),
+        Diagnosis("heads-merge", wrong=("identity_projection_output", "like_merge_without_transpose")),
+        Diagnosis("output-projection", wrong=("no_mask_output",), right=("identity_projection_output",)),
+        Diagnosis("mask-not-passed", wrong=("padding_output", "padding_like_no_mask")),
+        Diagnosis("mha-dropout", wrong=("train_output",), right=("no_mask_output", "padding_output")),
     )),
     Check("layer_norm", "LayerNorm", (
         Expect("parameters", "norm-parameters"),
+        Expect("input_unchanged", "in-place-op"),
         Expect("backward_error", "in-place-op"),
         Expect("rows_alone", "norm-axis", same_as="large_eps_output"),
-        Expect("default_eps_output", "variance-unbiased"),
-        Expect("zero_eps_output", "variance-unbiased"),
-        Expect("large_eps_output", "eps-outside-sqrt"),
-        Expect("input_gradient", "in-place-op"),
-    ), clues=(Clue("unit_parameters_output"),), diagnoses=(
-        Diagnosis("eps-outside-sqrt", wrong=("default_eps_output",), right=("zero_eps_output", "rows_alone")),
-        Diagnosis("gamma-beta", wrong=("default_eps_output",), right=("unit_parameters_output",)),
+        Expect("default_eps_output", "variance-unbiased", observed="with the default eps, the output differs from "
+                                                                   "gamma * (x - mean) / sqrt(var + eps) + beta"),
+        Expect("zero_eps_output", "variance-unbiased", observed="with eps=0, the output differs from "
+                                                                "gamma * (x - mean) / sqrt(var) + beta"),
+        Expect("large_eps_output", "eps-outside-sqrt", observed="with eps=0.5, the output differs from "
+                                                                "gamma * (x - mean) / sqrt(var + eps) + beta"),
+        Expect("input_gradient", "in-place-op", observed="the gradient with respect to the input differs"),
+    ), clues=(Clue("eps_ignored"), Clue("like_unbiased"), Clue("like_eps_outside"), Clue("like_gamma_beta_misuse")),
+        diagnoses=(
+        Diagnosis("variance-unbiased", wrong=("default_eps_output", "like_unbiased")),
+        Diagnosis("eps-outside-sqrt", wrong=("large_eps_output", "like_eps_outside")),
+        Diagnosis("eps-hard-coded", wrong=("large_eps_output", "eps_ignored")),
+        Diagnosis("gamma-beta", wrong=("default_eps_output", "like_gamma_beta_misuse"), right=("parameters",)),
     )),
     Check("feed_forward", "FeedForward", (
         Expect("parameters", "ffn-layers"),
-        Expect("eval_output", "ffn-activation"),
-        Expect("train_output", "ffn-dropout"),
+        Expect("eval_output", "ffn-activation", observed="in eval mode, the output differs from "
+                                                         "linear2(relu(linear1(x)))"),
+        Expect("train_output", "ffn-dropout", observed="in training mode, the output differs from dropout acting once "
+                                                       "between the ReLU and linear2"),
+    ), clues=(Clue("eval_like_train"), Clue("like_other_activation"), Clue("like_residual")), diagnoses=(
+        Diagnosis("ffn-activation", wrong=("eval_output", "like_other_activation"), right=("parameters",)),
+        Diagnosis("ffn-residual", wrong=("eval_output", "like_residual")),
+        Diagnosis("dropout-in-eval-mode", wrong=("eval_output", "eval_like_train")),
+        Diagnosis("ffn-dropout", wrong=("train_output",), right=("eval_output",)),
     )),
     Check("transformer_block", "TransformerBlock", (
-        Expect("no_mask_weights", "pre-norm"),
-        Expect("padding_weights", "mask-not-passed"),
-        Expect("padding_output", "mask-not-passed"),
-        Expect("no_mask_output", "block-order"),
-        Expect("train_output", "block-dropout"),
-    ), clues=(Clue("same_norms_output"), Clue("zero_sublayers_output")), diagnoses=(
-        Diagnosis("norms-swapped", wrong=("no_mask_output",), right=("same_norms_output", "no_mask_weights")),
-        Diagnosis("residual-missing", wrong=("zero_sublayers_output",), right=("no_mask_weights",)),
+        Expect("no_mask_weights", "pre-norm", observed="the attention is not applied to the block's input x itself"),
+        Expect("padding_weights", "mask-not-passed", observed="with a padding mask, the attention weights differ"),
+        Expect("padding_output", "mask-not-passed", observed="with a padding mask, the output differs"),
+        Expect("no_mask_output", "block-order", observed="without a mask, the output differs from "
+                                                         "norm2(h + ffn(h)) with h = norm1(x + attn(x))"),
+        Expect("train_output", "block-dropout", observed="in training mode, the output differs from dropout acting "
+                                                         "on each sublayer's output before its residual sum"),
+    ), clues=(Clue("like_weights_on_norm1"), Clue("like_pre_norm"), Clue("like_residual_missing"),
+              Clue("like_norms_swapped"), Clue("like_residual_misplaced"), Clue("padding_like_no_mask")), diagnoses=(
+        Diagnosis("pre-norm", wrong=("no_mask_weights", "like_weights_on_norm1")),
+        Diagnosis("pre-norm", wrong=("no_mask_output", "like_pre_norm")),
+        Diagnosis("residual-missing", wrong=("no_mask_output", "like_residual_missing")),
+        Diagnosis("norms-swapped", wrong=("no_mask_output", "like_norms_swapped")),
+        Diagnosis("block-order", wrong=("no_mask_output", "like_residual_misplaced")),
+        Diagnosis("mask-not-passed", wrong=("padding_weights", "padding_like_no_mask")),
+        Diagnosis("block-dropout", wrong=("train_output",), right=("no_mask_output", "padding_output")),
     )),
     Check("mini_transformer", "MiniTransformer", (
         Expect("blocks_in_module_list", "blocks-not-registered"),
         Expect("blocks_distinct", "blocks-shared"),
+        Expect("dropout_passed", "dropout-not-passed"),
         Expect("n_attention_maps", "attention-maps"),
-        Expect("logits_more_padding", "pooling-includes-padding", same_as="logits"),
-        Expect("logits_other_padding_ids", "pooling-includes-padding", same_as="logits"),
-        Expect("logits", "pooling"),
-    ), clues=(Clue("mask_given_to_blocks"), Clue("block_mask_shape"), Clue("logits_without_final_norm"),
-              Clue("logits_blocks_ignoring_mask")), diagnoses=(
-        Diagnosis("mask-not-passed", wrong=("logits", "mask_given_to_blocks"), right=("logits_blocks_ignoring_mask",)),
+        Expect("n_attention_maps_again", "attention-maps"),
+        Expect("default_mask_on_input_device", "device-mismatch"),
+        Expect("logits_more_padding", "pooling-includes-padding", same_as="logits",
+               observed="with more padding added at the end, the logits change"),
+        Expect("logits_other_padding_ids", "pooling-includes-padding", same_as="logits",
+               observed="with other ids at the padded positions (the same attention_mask), the logits change"),
+        Expect("logits", "pooling", observed="the logits differ"),
+    ), clues=(Clue("mask_given_to_blocks"), Clue("block_mask_shape"), Clue("block_mask_from_ids"),
+              Clue("like_blocks_without_mask"), Clue("like_pooling_over_padding"), Clue("like_other_pooling"),
+              Clue("like_final_norm_misplaced"), Clue("logits_blocks_ignoring_mask")), diagnoses=(
+        Diagnosis("mask-not-passed", wrong=("logits", "mask_given_to_blocks", "like_blocks_without_mask")),
         Diagnosis("mask-shape", wrong=("logits", "block_mask_shape"),
                   right=("mask_given_to_blocks", "logits_blocks_ignoring_mask")),
-        Diagnosis("final-norm", wrong=("logits",), right=("logits_without_final_norm",)),
+        Diagnosis("mask-from-ids", wrong=("logits_other_padding_ids", "block_mask_from_ids")),
+        Diagnosis("pooling-includes-padding", wrong=("logits", "like_pooling_over_padding")),
+        Diagnosis("pooling", wrong=("logits", "like_other_pooling")),
+        Diagnosis("final-norm", wrong=("logits", "like_final_norm_misplaced")),
     )),
     Check("train_transformer", "train_transformer", (
         Expect("uses_model_device", "global-device"),
-        Expect("train_loss", "loss-average"),
-        Expect("train_acc", "accuracy-per-example"),
-        Expect("val_loss", "validation-data"),
-        Expect("val_acc", "validation-data"),
-        Expect("final_parameters", "optimizer"),
-    ), clues=(Clue("train_acc_is_fraction"), Clue("frozen_epoch_1_loss"), Clue("frozen_epoch_2_loss"),
-              Clue("one_step_parameters"), Clue("one_step_loss")), diagnoses=(
-        Diagnosis("accuracy-percent", wrong=("train_acc", "train_acc_is_fraction")),
-        Diagnosis("loss-on-probabilities", wrong=("train_loss", "one_step_loss")),
-        Diagnosis("train-mode", wrong=("train_loss", "frozen_epoch_2_loss"), right=("frozen_epoch_1_loss",)),
-        Diagnosis("optimizer", wrong=("final_parameters", "one_step_parameters"),
-                  right=("frozen_epoch_1_loss", "frozen_epoch_2_loss")),
-        Diagnosis("zero-grad", wrong=("final_parameters",),
-                  right=("one_step_parameters", "frozen_epoch_1_loss", "frozen_epoch_2_loss")),
+        Expect("history_floats", "history-not-floats"),
+        Expect("epochs_recorded", "epoch-count", observed="the history does not hold one value per epoch"),
+        Expect("train_loss", "loss-average", observed="train_loss differs"),
+        Expect("train_acc", "accuracy-per-example", observed="train_acc differs"),
+        Expect("val_loss", "validation-data", observed="val_loss differs"),
+        Expect("val_acc", "validation-data", observed="val_acc differs"),
+        Expect("final_parameters", "optimizer", observed="after training, the model's parameters differ"),
+    ), clues=(Clue("like_wrong_optimizer"), Clue("like_zero_grad_missing"), Clue("like_optimizer_recreated"),
+              Clue("like_no_train_mode"), Clue("like_loss_on_probabilities"), Clue("like_percent"),
+              Clue("params_match_epochs_recorded"), Clue("frozen_parameters_unchanged")), diagnoses=(
+        Diagnosis("optimizer", wrong=("final_parameters", "like_wrong_optimizer")),
+        Diagnosis("optimizer", wrong=("final_parameters", "frozen_parameters_unchanged")),
+        Diagnosis("zero-grad", wrong=("final_parameters", "like_zero_grad_missing")),
+        Diagnosis("optimizer-recreated", wrong=("final_parameters", "like_optimizer_recreated")),
+        Diagnosis("train-mode", wrong=("final_parameters", "like_no_train_mode")),
+        Diagnosis("loss-on-probabilities", wrong=("final_parameters", "like_loss_on_probabilities")),
+        Diagnosis("epoch-count", wrong=("epochs_recorded",), right=("params_match_epochs_recorded",)),
+        Diagnosis("accuracy-percent", wrong=("train_acc", "like_percent"), right=("train_loss", "final_parameters")),
+        Diagnosis("accuracy-per-example", wrong=("train_acc",), right=("train_loss", "final_parameters")),
+        Diagnosis("loss-average", wrong=("train_loss",), right=("train_acc", "final_parameters")),
+        Diagnosis("validation-data", wrong=("val_loss",), right=("train_loss", "final_parameters")),
+        Diagnosis("validation-data", wrong=("val_acc",), right=("train_acc", "final_parameters")),
     )),
     Check("layer_costs", "attention_cost, feed_forward_cost", (
         Expect("feed_forward", "feed-forward-cost"),
@@ -285,10 +448,15 @@ CHECKS = (
     )),
     Check("crossover_length", "crossover_length", (
         Expect("returns_int", "crossover-int"),
-        Expect("lengths", "crossover-boundary"),
-        Expect("wide_model_length", "crossover-at-least-1"),
-    ), clues=(Clue("attention_costs"), Clue("feed_forward_costs"), Clue("follows_own_costs")), diagnoses=(
+        Expect("lengths", "crossover-boundary", observed="the crossover lengths differ"),
+        Expect("wide_model_length", "crossover-at-least-1", observed="for a model whose attention costs more from the "
+                                                                     "first token on, the length is not 1"),
+    ), clues=(Clue("attention_costs"), Clue("feed_forward_costs"), Clue("follows_own_costs"),
+              Clue("lengths_at_least_1")), diagnoses=(
         Diagnosis("attention-cost", wrong=("lengths", "attention_costs"), right=("follows_own_costs",)),
         Diagnosis("feed-forward-cost", wrong=("lengths", "feed_forward_costs"), right=("follows_own_costs",)),
+        Diagnosis("crossover-at-least-1", wrong=("wide_model_length", "lengths_at_least_1")),
+        Diagnosis("crossover-boundary", wrong=("lengths",),
+                  right=("lengths_at_least_1", "attention_costs", "feed_forward_costs")),
     )),
 )

@@ -412,3 +412,207 @@ ALTERNATIVES = (
                                                "x = self.norm2(x + self.dropout_ffn(self.feed_forward(x)))")),
          "a second dropout module for the feed-forward sublayer"),
 )
+
+# ---------------------------------------------------------------------------------------------------------
+# Written after the rules were frozen (git tag rules-frozen-22), without reading the checks, probes or
+# diagnoses: held-out mutants and alternatives that measure how well the frozen rules name mistakes they
+# were never tuned on. Kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible.
+#
+# The mistake names these introduced are now in the catalogue (checks.MISTAKES), with their advice:
+# pe-position-offset, token-embedding-added-twice, softmax-overflow, eps-hard-coded, dropout-in-eval-mode,
+# ffn-residual, device-mismatch, mask-from-ids, dropout-not-passed, optimizer-recreated, history-not-floats,
+# epoch-count, truncate-off-by-one.
+FRESH_MUTANTS = (
+    # SimpleTokenizer
+    Edit("fresh_clean_text_ascii_only", T, (('r"[^\\W_]+(?:\'[^\\W_]+)*"', 'r"[a-z0-9]+(?:\'[a-z0-9]+)*"'),),
+         "words matched with [a-z0-9]: accented letters split words ('café' -> 'caf')", "clean-rule"),
+    Edit("fresh_clean_text_joins_hyphens", T, (('r"[^\\W_]+(?:\'[^\\W_]+)*"', 'r"[^\\W_]+(?:[\'-][^\\W_]+)*"'),),
+         "hyphenated words kept as one word", "clean-rule"),
+    Edit("fresh_vocab_counts_characters", T, (("counts.update(self.clean_text(text).split())",
+                                               "counts.update(self.clean_text(text))"),),
+         "Counter.update on the cleaned string: counts characters, not words", "vocab-order"),
+    Edit("fresh_vocab_document_frequency", T, (("counts.update(self.clean_text(text).split())",
+                                                "counts.update(list(dict.fromkeys(self.clean_text(text).split())))"),),
+         "each word counted once per text (document frequency)", "vocab-order"),
+    Edit("fresh_tokenize_truncates_one_short", T, (("self.clean_text(text).split())[:max_length]",
+                                                    "self.clean_text(text).split())[:max_length - 1]"),),
+         "truncates to max_length - 1 ids, then pads: the last word that fits is lost", "truncate-off-by-one"),
+    Edit("fresh_decode_skips_token_strings_by_id", T, (("skipped = {self.vocab[self.pad_token], self.vocab[self.cls_token]}",
+                                                        "skipped = {self.pad_token, self.cls_token}"),),
+         "skip set holds token strings but is tested with ids: nothing is dropped", "decode-specials"),
+    # TokenEmbedding
+    Edit("fresh_embedding_extra_special_rows", EMB, (("nn.Embedding(vocab_size, d_model)", "nn.Embedding(vocab_size + 3, d_model)"),),
+         "table with vocab_size + 3 rows: the special tokens counted again", "embedding-layers"),
+    # PositionalEncoding
+    Edit("fresh_pe_positions_from_one", PE, (("position = torch.arange(max_length)", "position = torch.arange(1, max_length + 1)"),),
+         "positions numbered from 1", "pe-position-offset"),
+    Edit("fresh_pe_floor_division_exponent", PE, (("torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))",
+                                                   "1.0 / 10000 ** (torch.arange(0, d_model, 2) // d_model)"),),
+         "exponent 2i // d_model with integer division: every pair gets frequency 1", "pe-frequency"),
+    Edit("fresh_pe_adds_in_place", PE, (("return x + self.pe[: x.size(1)]", "x += self.pe[: x.size(1)]\n        return x"),),
+         "adds the table to the caller's input in place", "in-place-op"),
+    # TransformerEmbeddings
+    Edit("fresh_embeddings_tokens_added_twice", TE, (("return self.dropout(self.pos_encoding(self.token_embedding(input_ids)))",
+                                                      "tokens = self.token_embedding(input_ids)\n"
+                                                      "        return self.dropout(tokens + self.pos_encoding(tokens))"),),
+         "adds the token embeddings to pos_encoding's output, which already holds them", "token-embedding-added-twice"),
+    # scaled_dot_product_attention
+    Edit("fresh_attention_softmax_by_hand", ATT, ((SOFTMAX, "exp_scores = scores.exp()\n"
+                                                   "    weights = exp_scores / exp_scores.sum(dim=-1, keepdim=True)"),),
+         "softmax written as exp / sum without subtracting the max", "softmax-overflow"),
+    Edit("fresh_attention_scale_after_softmax", ATT, (("scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)", "scores = Q @ K.transpose(-2, -1)"),
+                                                      (SOFTMAX, "weights = F.softmax(scores, dim=-1) / math.sqrt(d_k)")),
+         "divides the weights by sqrt(d_k) after the softmax instead of the scores before it", "attention-scale"),
+    Edit("fresh_attention_scales_query_in_place", ATT, (("scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)",
+                                                         "Q /= math.sqrt(d_k)\n    scores = Q @ K.transpose(-2, -1)"),),
+         "scales the caller's Q in place (and K, V too when they are the same tensor)", "in-place-op"),
+    Edit("fresh_attention_mask_arithmetic", ATT, (("masked_fill(mask == 0, -1e9)", "masked_fill((1 - mask).bool(), -1e9)"),),
+         "blocked positions found with 1 - mask: fails on a boolean mask", "mask-bool"),
+    # MultiHeadAttention
+    Edit("fresh_mha_inline_attention_scaled_by_d_model", MHA, ((
+        "        heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)  # (B, H, T, d_k)\n",
+        "        scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_model)\n"
+        "        if mask is not None:\n"
+        "            scores = scores.masked_fill(mask == 0, -1e9)\n"
+        "        weights = self.dropout(F.softmax(scores, dim=-1))\n"
+        "        heads = weights @ V\n"),),
+         "attention written inline in the module, scaled by sqrt(d_model) instead of sqrt(d_k)", "attention-scale"),
+    Edit("fresh_mha_weights_averaged_over_heads", MHA, (("return self.W_o(merged), weights", "return self.W_o(merged), weights.mean(dim=1)"),),
+         "returns the weights averaged over heads, (B, T, T), like nn.MultiheadAttention's default", "mha-weights-shape"),
+    # LayerNorm
+    Edit("fresh_layer_norm_eps_hard_coded", LN, (("torch.sqrt(var + self.eps)", "torch.sqrt(var + 1e-6)"),),
+         "eps hard-coded to 1e-6: the eps argument is ignored", "eps-hard-coded"),
+    Edit("fresh_layer_norm_plain_tensors", LN, (("self.gamma = nn.Parameter(torch.ones(features))", "self.gamma = torch.ones(features)"),
+                                                ("self.beta = nn.Parameter(torch.zeros(features))", "self.beta = torch.zeros(features)")),
+         "gamma and beta are plain tensors: not parameters, not trained, not moved to the GPU", "norm-parameters"),
+    # FeedForward
+    Edit("fresh_ffn_functional_dropout_always_on", FF, (("self.dropout(F.relu(self.linear1(x)))",
+                                                         "F.dropout(F.relu(self.linear1(x)), p=self.dropout.p)"),),
+         "F.dropout without training=: drops in eval mode too", "dropout-in-eval-mode"),
+    Edit("fresh_ffn_adds_residual", FF, (("return self.linear2(self.dropout(F.relu(self.linear1(x))))",
+                                          "return x + self.linear2(self.dropout(F.relu(self.linear1(x))))"),),
+         "FeedForward adds its own residual: the block adds x twice", "ffn-residual"),
+    # TransformerBlock
+    Edit("fresh_block_ffn_residual_from_block_input", BLOCK, (("x = self.norm1(x + self.dropout(attn_out))",
+                                                               "h = self.norm1(x + self.dropout(attn_out))"),
+                                                              ("self.dropout(self.feed_forward(x))", "self.dropout(self.feed_forward(h))")),
+         "the feed-forward residual adds the block's input instead of norm1's output", "block-order"),
+    # MiniTransformer
+    Edit("fresh_model_maps_kept_on_module", MODEL, (("        attention_weights = []\n", "        attention_weights = self.attention_weights\n"),
+                                                    ("        self.classifier = nn.Linear(d_model, num_classes)\n",
+                                                     "        self.classifier = nn.Linear(d_model, num_classes)\n"
+                                                     "        self.attention_weights = []\n")),
+         "attention maps appended to a list made in __init__: it grows at every call", "attention-maps"),
+    Edit("fresh_model_default_mask_on_cpu", MODEL, (("attention_mask = torch.ones_like(input_ids)",
+                                                     "attention_mask = torch.ones(input_ids.shape)"),),
+         "the default mask is created on the CPU whatever the input's device", "device-mismatch"),
+    Edit("fresh_model_mask_from_ids", MODEL, (("key_mask = attention_mask[:, None, None, :]", "key_mask = (input_ids != 0)[:, None, None, :]"),),
+         "key mask rebuilt from input_ids != 0: the attention_mask argument is ignored for attention", "mask-from-ids"),
+    Edit("fresh_model_embeddings_default_dropout", MODEL, (("TransformerEmbeddings(vocab_size, d_model, max_length, dropout)",
+                                                            "TransformerEmbeddings(vocab_size, d_model, max_length)"),),
+         "dropout not passed to the embeddings: they keep the default 0.1", "dropout-not-passed"),
+    # train_transformer
+    Edit("fresh_train_zero_grad_after_backward", TRAIN, (("            optimizer.zero_grad()\n", ""),
+                                                         ("            loss.backward()\n",
+                                                          "            loss.backward()\n            optimizer.zero_grad()\n")),
+         "zero_grad between backward and step: the step sees no gradient", "zero-grad"),
+    Edit("fresh_train_optimizer_every_epoch", TRAIN, (("    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)\n", ""),
+                                                      ("        model.train()\n",
+                                                       "        model.train()\n"
+                                                       "        optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)\n")),
+         "a new AdamW at every epoch", "optimizer-recreated"),
+    Edit("fresh_train_learning_rate_hard_coded", TRAIN, (("lr=learning_rate", "lr=1e-3"),),
+         "lr hard-coded to 1e-3: the learning_rate argument is ignored", "optimizer"),
+    Edit("fresh_train_counts_batch_keys", TRAIN, (("total += len(labels)", "total += len(batch)"),),
+         "len(batch) of a dict batch counts its 3 keys, not its examples", "accuracy-per-example"),
+    Edit("fresh_train_losses_as_tensors", TRAIN, (("losses.append(loss.item())", "losses.append(loss)"),),
+         "batch losses kept as tensors: train_loss is a tensor holding the graph", "history-not-floats"),
+    Edit("fresh_train_one_epoch_short", TRAIN, (("for epoch in range(num_epochs):", "for epoch in range(1, num_epochs):"),),
+         "epochs counted from 1 with range(1, num_epochs): one epoch too few", "epoch-count"),
+    # attention_cost, feed_forward_cost, crossover_length
+    Edit("fresh_cost_three_projections", COSTS, (("return 4 * seq_len * d_model**2", "return 3 * seq_len * d_model**2"),),
+         "W_o left out of the projections", "attention-cost"),
+    Edit("fresh_cost_xor_for_power", COSTS, (("2 * seq_len**2 * d_model", "2 * seq_len^2 * d_model"),),
+         "^ (bitwise xor) written for the square", "attention-cost"),
+    Edit("fresh_crossover_search_from_zero", COSTS, (("return max(1, d_ff - 2 * d_model)",
+                                                      "n = 0\n    while attention_cost(n, d_model) < feed_forward_cost(n, d_model, d_ff):\n"
+                                                      "        n += 1\n    return n"),),
+         "search starts at n = 0, where both costs are 0: always returns 0", "crossover-at-least-1"),
+)
+
+FRESH_ALTERNATIVES = (
+    Edit("fresh_tokenize_loop_and_pad", T, ((
+        """        tokens = ([self.cls_token] + self.clean_text(text).split())[:max_length]
+        unk_id = self.vocab[self.unk_token]
+        ids = [self.vocab.get(token, unk_id) for token in tokens]
+        return ids + [self.vocab[self.pad_token]] * (max_length - len(ids))""",
+        """        ids = [self.vocab[self.cls_token]]
+        for word in self.clean_text(text).split():
+            ids.append(self.vocab[word] if word in self.vocab else self.vocab[self.unk_token])
+        ids = ids[:max_length]
+        while len(ids) < max_length:
+            ids.append(self.vocab[self.pad_token])
+        return ids"""),), "tokenize with a loop, then truncate and pad with a while loop"),
+    Edit("fresh_decode_by_token_strings", T, ((
+        """        skipped = {self.vocab[self.pad_token], self.vocab[self.cls_token]}
+        return " ".join(self.inverse_vocab[int(i)] for i in indices if int(i) not in skipped)""",
+        """        tokens = [self.inverse_vocab[int(i)] for i in indices]
+        return " ".join(token for token in tokens if token not in (self.pad_token, self.cls_token))"""),),
+         "decode filters token strings instead of ids"),
+    Edit("fresh_pe_pow_and_stack", PE, ((
+        """        inverse_freq = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))  # (d_model/2,)
+        pe = torch.zeros(max_length, d_model)
+        pe[:, 0::2] = torch.sin(position * inverse_freq)
+        pe[:, 1::2] = torch.cos(position * inverse_freq)""",
+        """        inverse_freq = torch.pow(10000.0, -torch.arange(0, d_model, 2).float() / d_model)
+        angles = position * inverse_freq  # (max_length, d_model/2)
+        pe = torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1).reshape(max_length, d_model)"""),),
+         "frequencies with torch.pow, sin/cos interleaved by stack and reshape"),
+    Edit("fresh_embeddings_functional_dropout", TE, (("return self.dropout(self.pos_encoding(self.token_embedding(input_ids)))",
+                                                     "return F.dropout(self.pos_encoding(self.token_embedding(input_ids)), "
+                                                     "self.dropout.p, self.training)"),),
+         "F.dropout with the module's p and self.training"),
+    Edit("fresh_attention_where_and_rsqrt_scale", ATT, (
+        ("scores = Q @ K.transpose(-2, -1) / math.sqrt(d_k)", "scores = torch.matmul(Q, K.transpose(-1, -2)) * d_k ** -0.5"),
+        ("scores = scores.masked_fill(mask == 0, -1e9)", "scores = torch.where(mask != 0, scores, -1e9)"),
+        (SOFTMAX, "weights = scores.softmax(dim=-1)")),
+         "torch.matmul, multiply by d_k ** -0.5, mask with torch.where, Tensor.softmax"),
+    Edit("fresh_mha_fused_qkv_projection", MHA, ((
+        "        Q, K, V = split_heads(self.W_q(x)), split_heads(self.W_k(x)), split_heads(self.W_v(x))\n",
+        "        qkv = F.linear(x, torch.cat([self.W_q.weight, self.W_k.weight, self.W_v.weight]),\n"
+        "                       torch.cat([self.W_q.bias, self.W_k.bias, self.W_v.bias]))  # (B, T, 3 * d_model)\n"
+        "        Q, K, V = (split_heads(t) for t in qkv.chunk(3, dim=-1))\n"),
+        ("return self.W_o(merged), weights", "return F.linear(merged, self.W_o.weight, self.W_o.bias), weights")),
+         "one fused F.linear for Q, K and V, split with chunk; F.linear for W_o"),
+    Edit("fresh_layer_norm_var_mean", LN, ((
+        """        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)""",
+        """        var, mean = torch.var_mean(x, dim=-1, correction=0, keepdim=True)"""),), "torch.var_mean with correction=0"),
+    Edit("fresh_ffn_functional_linear", FF, (("return self.linear2(self.dropout(F.relu(self.linear1(x))))",
+                                              "hidden = torch.relu(F.linear(x, self.linear1.weight, self.linear1.bias))\n"
+                                              "        return F.linear(self.dropout(hidden), self.linear2.weight, self.linear2.bias)"),),
+         "F.linear with the layers' weights, torch.relu"),
+    Edit("fresh_block_functional_dropout", BLOCK, (("x = self.norm1(x + self.dropout(attn_out))",
+                                                    "x = self.norm1(x + F.dropout(attn_out, self.dropout.p, self.training))"),
+                                                   ("x = self.norm2(x + self.dropout(self.feed_forward(x)))",
+                                                    "ffn_out = self.feed_forward(x)\n"
+                                                    "        x = self.norm2(x + F.dropout(ffn_out, p=self.dropout.p, training=self.training))")),
+         "F.dropout with the module's p and self.training in the block"),
+    Edit("fresh_model_einsum_pooling_bool_mask", MODEL, (
+        ("attention_mask = torch.ones_like(input_ids)", "attention_mask = input_ids.new_ones(input_ids.shape)"),
+        ("key_mask = attention_mask[:, None, None, :]", "key_mask = attention_mask.bool().view(input_ids.size(0), 1, 1, -1)"),
+        ("""        real = attention_mask.unsqueeze(-1).to(x.dtype)  # (B, T, 1)
+        pooled = (x * real).sum(dim=1) / real.sum(dim=1).clamp(min=1.0)  # mean over real tokens""",
+         """        weights_per_token = attention_mask.to(x.dtype)  # (B, T)
+        counts = weights_per_token.sum(dim=1, keepdim=True).clamp(min=1.0)  # (B, 1)
+        pooled = torch.einsum("btd,bt->bd", x, weights_per_token) / counts""")),
+         "boolean (B, 1, 1, T) mask built with view; masked mean pooling with einsum"),
+    Edit("fresh_train_adamw_default_decay", TRAIN, (
+        ("torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)",
+         "torch.optim.AdamW(model.parameters(), lr=learning_rate)  # weight_decay defaults to 0.01"),
+        ('history["train_loss"].append(sum(losses) / len(losses))', 'history["train_loss"].append(float(np.mean(losses)))')),
+         "AdamW's default weight decay (0.01), np.mean of the batch losses"),
+    Edit("fresh_crossover_ceil_of_algebra", COSTS, (("return max(1, d_ff - 2 * d_model)",
+                                                     "return max(1, math.ceil((2 * d_model * d_ff - 4 * d_model**2) / (2 * d_model)))"),),
+         "crossover from the algebra with math.ceil"),
+)

@@ -16,14 +16,16 @@ only visible_probes.py (the notebook's visible inputs).
 from __future__ import annotations
 
 import math
+import numbers
+from collections import Counter
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import (Namespace, StandInDropout, error_output, fill_parameters, generator, randn, registry,
-                               replaced, require, stand_in_registry, to_array, with_stand_in_dropout)
+from course.probe_tools import (Namespace, StandInDropout, caught, error_output, fill_parameters, generator, like,
+                               randn, registry, replaced, require, stand_in_dropout, stand_in_registry, to_array)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
@@ -145,12 +147,24 @@ class StandInNorm(nn.Module):
         return torch.tanh(x - x.mean(-1, keepdim=True)) + self.offset
 
 
+EMBEDDINGS_ARGS = ("vocab_size", "d_model", "max_length", "dropout")  # TransformerEmbeddings.__init__
+BLOCK_ARGS = ("d_model", "num_heads", "d_ff", "dropout")  # TransformerBlock.__init__
+
+
+def _given(args: tuple, kwargs: dict, names: tuple[str, ...], name: str, default):
+    """The value a stand-in's constructor got for parameter `name` of the signature `names` (after self)."""
+    bound = dict(zip(names, args)) | kwargs
+    return bound.get(name, default)
+
+
 @stand_in("TransformerEmbeddings")
 class StandInEmbeddings(nn.Module):
-    """Token lookup plus position ramp, in place of TransformerEmbeddings."""
+    """Token lookup plus position ramp, in place of TransformerEmbeddings; it records the dropout it was given."""
 
-    def __init__(self, vocab_size: int, d_model: int, *args, **kwargs):
+    def __init__(self, *args, **kwargs):
         super().__init__()
+        vocab_size, d_model = (_given(args, kwargs, EMBEDDINGS_ARGS, name, 0) for name in ("vocab_size", "d_model"))
+        self.dropout_given = float(_given(args, kwargs, EMBEDDINGS_ARGS, "dropout", 0.1))
         self.tokens = StandInTokenEmbedding(vocab_size, d_model)
         self.positions = StandInPositionalEncoding(d_model)
 
@@ -160,15 +174,20 @@ class StandInEmbeddings(nn.Module):
 
 @stand_in("TransformerBlock")
 class StandInBlock(nn.Module):
-    """Masked averaging with a residual, in place of TransformerBlock; it records the shape of the last mask it got
-    (() for none), and uses no mask at all if `use_mask` is False."""
+    """Masked averaging with a residual, in place of TransformerBlock; it records the last mask it got (None for
+    none) and the dropout it was given, and uses no mask at all if `use_mask` is False."""
 
     def __init__(self, *args, seed: int = 204, use_mask: bool = True, **kwargs):
         super().__init__()
-        self.seed, self.use_mask, self.mask_shape = seed, use_mask, ()
+        self.seed, self.use_mask, self.mask = seed, use_mask, None
+        self.dropout_given = float(_given(args, kwargs, BLOCK_ARGS, "dropout", 0.1))
+
+    @property
+    def mask_shape(self) -> tuple:
+        return () if self.mask is None else tuple(self.mask.shape)
 
     def forward(self, x, mask=None):
-        self.mask_shape = () if mask is None else tuple(torch.as_tensor(mask).shape)
+        self.mask = None if mask is None else torch.as_tensor(mask)
         try:
             mixed, weights = _masked_mixing(x, mask if self.use_mask else None, seed=self.seed)
         except ValueError:  # a mask of the wrong shape: its shape is on record, the logits will be wrong
@@ -212,10 +231,11 @@ CLEAN_INPUTS = [
     "under_score and hyphen-ated",
     "!!!",
 ]
-CASE_INPUTS = ["The FILM Really", "naïve CAFÉ"]  # letters only: only the case can go wrong
+CASE_INPUTS = ["The FILM Really", "MiXeD case WORDS"]  # ASCII letters only: only the case can go wrong
 PUNCTUATION_INPUTS = ["the film, really! -- great.", "(well) ... ok?"]
 UNDERSCORE_INPUTS = ["under_score and snake_case_words"]
 FIXED_VOCAB = ["<PAD>", "<UNK>", "<CLS>", "the", "movie", "was", "great", "a", "plot"]
+SPECIALS = ("<PAD>", "<UNK>", "<CLS>")
 
 
 def _tokenizer(ns: Namespace, vocab_size: int = 5000):
@@ -234,12 +254,21 @@ def probe_clean_text(ns):
     tokenizer = _tokenizer(ns)
     cases = {"case": CASE_INPUTS, "punctuation": PUNCTUATION_INPUTS, "underscores": UNDERSCORE_INPUTS,
              "cleaned": CLEAN_INPUTS}
-    return {name: np.array([tokenizer.clean_text(text) for text in texts], dtype=str) for name, texts in cases.items()}
+    out = {name: np.array([tokenizer.clean_text(text) for text in texts], dtype=str) for name, texts in cases.items()}
+    out["case_folded"] = np.array([text.lower() for text in out["case"]], dtype=str)  # right but for the case?
+    return out
+
+
+def _ranking(texts: list[str]) -> list[str]:
+    """Every word of `texts` (cleaned by the stand-in), most frequent first, ties in order of first appearance."""
+    counts = Counter(word for text in texts for word in StandInCleaner.clean_text(text).split())
+    return [word for word, _ in counts.most_common()]
 
 
 @probe("tokenizer_build_vocab")
 def probe_build_vocab(ns):
-    out = {}
+    out, prefixes = {}, []
+    ranking = _ranking(VOCAB_CORPUS)
     for vocab_size in (9, 100):
         tokenizer = _tokenizer(ns, vocab_size)
         tokenizer.clean_text = StandInCleaner.clean_text
@@ -252,7 +281,11 @@ def probe_build_vocab(ns):
         out[f"words_by_id_{vocab_size}"] = np.array(words_by_id, dtype=str)
         out[f"inverse_matches_{vocab_size}"] = np.array(inverse_ok)
         out[f"size_{vocab_size}"] = np.array(len(tokenizer.vocab))
-    out["special_ids"] = np.array([tokenizer.vocab.get(token, -1) for token in ("<PAD>", "<UNK>", "<CLS>")])
+        words = [word for word in words_by_id if word not in SPECIALS]
+        prefixes.append(words == ranking[: len(words)])
+    # Clue: the words (specials aside) are the most frequent ones in the right order, however many they are
+    out["ranking_prefix"] = np.array(all(prefixes))
+    out["special_ids"] = np.array([tokenizer.vocab.get(token, -1) for token in SPECIALS])
     other = _tokenizer(ns, 8)  # a new tokenizer on other texts: nothing of the ones before may leak into it
     other.clean_text = StandInCleaner.clean_text
     other.build_vocab(OTHER_CORPUS)
@@ -260,18 +293,43 @@ def probe_build_vocab(ns):
     return out
 
 
+TOKENIZE_CASES = {
+    "short": ("The movie was great", 8),
+    "unknown_words": ("the zebra movie was a quokka", 10),
+    "truncated": ("the movie the movie the movie the movie", 5),
+    "exact": ("a plot", 3),
+    "cleaned_first": ("THE Movie... was, GREAT!", 7),
+    "padded": ("movie", 6),
+}
+
+
+def _trusted_ids(text: str, max_length: int, *, clean: bool = True, unknown: int = 1, keep: int | None = None,
+                 cls_after: bool = False) -> list[int]:
+    """tokenize with the fixed vocabulary, or with one mistake: no cleaning, another id for unknown words, `keep`
+    ids kept before padding (max_length - 1: truncated one short; a large number: never truncated), <CLS> put
+    before the words after they were truncated to max_length."""
+    vocab = {word: i for i, word in enumerate(FIXED_VOCAB)}
+    words = [vocab.get(word, unknown) for word in (StandInCleaner.clean_text(text) if clean else text).split()]
+    ids = [2] + words[:max_length] if cls_after else ([2] + words)[: max_length if keep is None else keep]
+    return ids + [0] * (max_length - len(ids))
+
+
 @probe("tokenizer_tokenize")
 def probe_tokenize(ns):
     tokenizer = _with_fixed_vocab(_tokenizer(ns))
-    cases = {
-        "short": ("The movie was great", 8),
-        "unknown_words": ("the zebra movie was a quokka", 10),
-        "truncated": ("the movie the movie the movie the movie", 5),
-        "exact": ("a plot", 3),
-        "cleaned_first": ("THE Movie... was, GREAT!", 7),
-        "padded": ("movie", 6),
-    }
-    return {name: np.array(tokenizer.tokenize(text, max_length=n)) for name, (text, n) in cases.items()}
+    out = {name: np.array(tokenizer.tokenize(text, max_length=n)) for name, (text, n) in TOKENIZE_CASES.items()}
+
+    def like_ids(name: str, **mistake) -> np.ndarray:
+        text, n = TOKENIZE_CASES[name]
+        return like(out[name].astype(float), np.array(_trusted_ids(text, n, **mistake), dtype=float))
+
+    # Clues: each output as one mistake would make it
+    out["like_cls_after_truncation"] = np.array(bool(like_ids("truncated", cls_after=True)
+                                                     or like_ids("truncated", keep=10**6)))  # or never truncated
+    out["like_one_short"] = like_ids("truncated", keep=TOKENIZE_CASES["truncated"][1] - 1)
+    out["like_uncleaned"] = like_ids("cleaned_first", clean=False)
+    out["like_unknown_as_pad"] = like_ids("unknown_words", unknown=0)
+    return out
 
 
 @probe("tokenizer_decode")
@@ -296,7 +354,29 @@ def probe_token_embedding(ns):
     ids = torch.tensor([[2, 5, 10, 0, 0], [2, 1, 3, 7, 9]])
     with torch.no_grad():
         out = module(ids)
-    return {"parameters": params, "output": to_array(out)}
+    result = {"parameters": params, "output": to_array(out)}
+    # Clue: the output is the table's rows for the ids times some constant (right or wrong)
+    table = getattr(getattr(module, "embedding", None), "weight", None)
+    result["scaled_lookup"] = np.array(False)
+    if isinstance(table, torch.Tensor) and table.shape == (11, 6) and result["output"].shape == (2, 5, 6):
+        rows = to_array(table)[ids.numpy()]
+        scale = float((rows * result["output"]).sum() / (rows * rows).sum())
+        result["scaled_lookup"] = like(result["output"], rows * scale)
+    return result
+
+
+def _trusted_pe(max_length: int, d_model: int, *, first_position: int = 0, swapped: bool = False,
+                concatenated: bool = False) -> np.ndarray:
+    """The sinusoidal table, or the table with one mistake: positions from `first_position`, cos and sin swapped,
+    sines and cosines side by side instead of interleaved."""
+    position = np.arange(first_position, first_position + max_length, dtype=float)[:, None]
+    angles = position / 10000 ** (np.arange(0, d_model, 2) / d_model)  # (max_length, d_model / 2)
+    even, odd = (np.cos(angles), np.sin(angles)) if swapped else (np.sin(angles), np.cos(angles))
+    if concatenated:
+        return np.concatenate([even, odd], axis=1)
+    table = np.zeros((max_length, d_model))
+    table[:, 0::2], table[:, 1::2] = even, odd
+    return table
 
 
 @probe("positional_encoding")
@@ -310,11 +390,18 @@ def probe_positional_encoding(ns):
         out[f"pe_{d_model}"] = to_array(pe.reshape(max_length, d_model))
         if d_model == 6:  # the first pair has frequency 1 whatever the exponent: sin(pos), cos(pos)
             out["column_0"], out["column_1"] = out["pe_6"][:, 0], out["pe_6"][:, 1]
+            # Clues: the table as one mistake would make it
+            out["like_swapped"] = like(out["pe_6"], _trusted_pe(max_length, d_model, swapped=True))
+            out["like_concatenated"] = like(out["pe_6"], _trusted_pe(max_length, d_model, concatenated=True))
+            out["like_positions_from_1"] = like(out["pe_6"], _trusted_pe(max_length, d_model, first_position=1))
         x = randn(2, 2, 4, d_model)
+        given = x.clone()
         with torch.no_grad():
             forward = module(x)
         out[f"forward_{d_model}"] = to_array(forward)
         out[f"forward_dtype_{d_model}"] = np.array(str(forward.dtype))
+        if d_model == 6:  # forward must leave the caller's tensor as it was
+            out["input_unchanged"] = np.array(bool(torch.equal(x, given)))
     out["buffers"] = np.array(sorted(name for name, _ in module.named_buffers()), dtype=str)
     out["n_parameters"] = np.array(sum(p.numel() for p in module.parameters()))
     return out
@@ -332,7 +419,12 @@ def probe_transformer_embeddings(ns):
         evaluated = module.eval()(ids)
         torch.manual_seed(3)
         trained = module.train()(ids)
-    return {"eval_output": to_array(evaluated), "train_output": to_array(trained)}
+        tokens = module.token_embedding(ids)
+        out = {"eval_output": to_array(evaluated), "train_output": to_array(trained)}
+        # Clues: the eval-mode output as one mistake would make it
+        out["like_no_positions"] = like(out["eval_output"], tokens)
+        out["like_tokens_twice"] = like(out["eval_output"], tokens + module.pos_encoding(tokens))
+    return out
 
 
 # ------------------------------------------------------------ attention
@@ -342,25 +434,57 @@ def _qkv(seed: int, *lead: int, t_q: int = 3, t_k: int = 5, d_k: int = 4, d_v: i
     return randn(seed, *lead, t_q, d_k), randn(seed + 1, *lead, t_k, d_k), randn(seed + 2, *lead, t_k, d_v)
 
 
+def _attend(attention, Q, K, V, **options) -> tuple[torch.Tensor, torch.Tensor]:
+    """The notebook's attention on copies of Q, K, V (a change it makes to its inputs stays out of the other
+    outputs: the check of inputs_unchanged sees it)."""
+    return _as_pair(attention(Q.clone(), K.clone(), V.clone(), **options), "scaled_dot_product_attention")
+
+
+def _trusted_weights(Q, K, mask=None, scale: float | None = None, dim: int = -1) -> torch.Tensor:
+    """softmax(Q K^T * scale) over `dim` (scale 1 / sqrt(d_k) by default), blocked scores filled with -1e9."""
+    scores = Q @ K.transpose(-2, -1) * (1 / math.sqrt(Q.size(-1)) if scale is None else scale)
+    if mask is not None:
+        scores = scores.masked_fill(torch.as_tensor(mask) == 0, -1e9)
+    return torch.softmax(scores, dim=dim)
+
+
+def _large_scores_finite(attention) -> np.ndarray:
+    """Whether attention stays finite when the scores are in the hundreds (softmax must not overflow)."""
+    Q, K, V = _qkv(15, 2)
+    output, weights = _attend(attention, Q * 30, K * 30, V)
+    return np.array(bool(torch.isfinite(output).all() and torch.isfinite(weights).all()))
+
+
 @probe("attention_values")
 def probe_attention_values(ns):
     attention = require(ns, "scaled_dot_product_attention")
     out = {}
     Q, K, V = _qkv(10, 2)
+    given = [t.clone() for t in (Q, K, V)]
     output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
+    out["inputs_unchanged"] = np.array(all(torch.equal(t, g) for t, g in zip((Q, K, V), given)))
+    Q, K, V = given
     out["batched_output"], out["batched_weights"] = to_array(output), to_array(weights)
     out["weight_sums_over_keys"] = out["batched_weights"].sum(-1)
-    out["scale"] = np.array(softmax_scale(out["batched_weights"], to_array(Q @ K.transpose(-2, -1))))
+    scores = Q @ K.transpose(-2, -1)
+    out["scale"] = np.array(softmax_scale(out["batched_weights"], to_array(scores)))
+    # Clues: the weights are a softmax of the scores times some constant; as one mistake would make them
+    out["like_softmax_of_scores"] = like(out["batched_weights"], _trusted_weights(Q, K, scale=float(out["scale"])))
+    out["like_softmax_over_queries"] = like(out["batched_weights"], _trusted_weights(Q, K, dim=-2))
+    out["like_scaled_after_softmax"] = like(out["batched_weights"], _trusted_weights(Q, K, scale=1.0) / 2)
+    out["large_scores_finite"] = _large_scores_finite(attention)
     out["error_with_heads"] = np.array("")
     Q, K, V = _qkv(10, 2, 3)
+    out["heads_like_softmax_over_queries"] = np.array(False)
     try:
-        output, weights = _as_pair(attention(Q, K, V), "scaled_dot_product_attention")
+        output, weights = _attend(attention, Q, K, V)
         out["heads_output"], out["heads_weights"] = to_array(output), to_array(weights)
+        out["heads_like_softmax_over_queries"] = like(out["heads_weights"], _trusted_weights(Q, K, dim=-2))
     except Exception as error:
         out["error_with_heads"] = error_output(error)
     for d_k in (1, 16):  # the scale must follow d_k
         Q, K, V = _qkv(20 + d_k, 2, d_k=d_k)
-        out[f"d_k_{d_k}_output"] = to_array(attention(Q, K, V)[0])
+        out[f"d_k_{d_k}_output"] = to_array(_attend(attention, Q, K, V)[0])
     return out
 
 
@@ -370,28 +494,32 @@ def probe_attention_mask(ns):
     attention = require(ns, "scaled_dot_product_attention")
     Q, K, V = _qkv(30, 2, t_q=5, t_k=5)
     padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])[:, None, :]  # (B, 1, T_k): 1 = may attend
-    output, weights = attention(Q, K, V, mask=padding)
-    plain_weights = attention(Q, K, V)[1]
+    output, weights = _attend(attention, Q, K, V, mask=padding)
+    plain_weights = _attend(attention, Q, K, V)[1]
     out = {
         "plain_row_sums": to_array(plain_weights.sum(-1)),
-        "plain_scale": np.array(softmax_scale(to_array(plain_weights), to_array(Q @ K.transpose(-2, -1)))),
         "padding_blocked_weight": to_array(weights[0, :, 3:].abs().max()),
         "padding_row_sums": to_array(weights.sum(-1)),
         "padding_output_first": to_array(output[0]),
-        "unmasked_on_allowed_keys": to_array(attention(Q[:1], K[:1, :3], V[:1, :3])[0][0]),
-        "padding_output_bool": to_array(attention(Q, K, V, mask=padding.bool())[0]),
+        "unmasked_on_allowed_keys": to_array(_attend(attention, Q[:1], K[:1, :3], V[:1, :3])[0][0]),
+        "padding_output_bool": caught(lambda: _attend(attention, Q, K, V, mask=padding.bool())[0]),
         "padding_output": to_array(output),
     }
-    causal_output, _ = attention(Q, K, V, mask=torch.tril(torch.ones(5, 5)))  # (T_q, T_k) mask
+    # Clues: the padding weights as one mistake would make them
+    out["like_mask_after_softmax"] = like(to_array(weights), _trusted_weights(Q, K) * padding)
+    out["like_reversed"] = like(to_array(weights), _trusted_weights(Q, K, mask=1 - padding))
+    out["large_scores_finite"] = _large_scores_finite(attention)
+    causal_output, _ = _attend(attention, Q, K, V, mask=torch.tril(torch.ones(5, 5)))  # (T_q, T_k) mask
     out["causal_output"] = to_array(causal_output)
-    out["causal_by_rows"] = to_array(torch.cat([attention(Q[:, i : i + 1], K[:, : i + 1], V[:, : i + 1])[0] for i in range(5)], 1))
+    out["causal_by_rows"] = to_array(torch.cat([_attend(attention, Q[:, i : i + 1], K[:, : i + 1], V[:, : i + 1])[0]
+                                                for i in range(5)], 1))
     blocked_row = torch.ones(2, 5, 5)
     blocked_row[:, 1] = 0  # query 1 may attend to nothing
-    output, weights = attention(Q, K, V, mask=blocked_row)
+    output, weights = _attend(attention, Q, K, V, mask=blocked_row)
     out["blocked_row_finite"] = np.array(bool(torch.isfinite(output).all() and torch.isfinite(weights).all()))
     keep = [0, 2, 3, 4]
     out["blocked_row_other_outputs"] = to_array(output[:, keep])
-    out["unmasked_other_outputs"] = to_array(attention(Q, K, V)[0][:, keep])
+    out["unmasked_other_outputs"] = to_array(_attend(attention, Q, K, V)[0][:, keep])
     return out
 
 
@@ -401,17 +529,21 @@ def probe_attention_dropout(ns):
     attention = require(ns, "scaled_dot_product_attention")
     Q, K, V = _qkv(40, 2, t_q=4, t_k=4)
     dropout = nn.Dropout(0.5)
-    plain_output, plain_weights = attention(Q, K, V)
+    plain_output, plain_weights = _attend(attention, Q, K, V)
     torch.manual_seed(4)
-    train_output, _ = attention(Q, K, V, dropout=dropout.train())
+    train_output, _ = _attend(attention, Q, K, V, dropout=dropout.train())
     torch.manual_seed(4)
     dropped_weights_output = F.dropout(plain_weights, 0.5, training=True) @ V
-    return {
-        "eval_output": to_array(attention(Q, K, V, dropout=dropout.eval())[0]),
+    torch.manual_seed(4)  # in eval mode nothing may be dropped: what would be, at this seed, is the training output
+    eval_output = _attend(attention, Q, K, V, dropout=dropout.eval())[0]
+    out = {
+        "eval_output": to_array(eval_output),
         "plain_output": to_array(plain_output),
         "train_output": to_array(train_output),
         "dropout_on_weights": to_array(dropped_weights_output),
     }
+    out["eval_like_train"] = like(out["eval_output"], out["train_output"])  # clue: it drops in eval mode too
+    return out
 
 
 def softmax_scale(weights: np.ndarray, scores: np.ndarray) -> float:
@@ -436,6 +568,32 @@ def _reference_attention(Q, K, V, mask=None, dropout=None):
     return output, weights
 
 
+def _mha_clues(module: nn.Module, x: torch.Tensor, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Clues from the module's own projections (trusted attention): its weights and merged output as one mistake
+    would make them."""
+    layers = {name: getattr(module, name, None) for name in ("W_q", "W_k", "W_v")}
+    clues = {key: np.array(False) for key in ("like_wrong_projection", "like_view_split", "like_other_scale",
+                                              "like_merge_without_transpose")}
+    if not all(isinstance(layer, nn.Linear) and layer.weight.shape == (12, 12) for layer in layers.values()):
+        return clues
+    B, T, H = 2, 5, 3
+    projected = {name: layer(x) for name, layer in layers.items()}
+    heads = {name: t.view(B, T, H, 4).transpose(1, 2) for name, t in projected.items()}
+    weights = out["no_mask_weights"]
+    pairs = [(q, k) for q in layers for k in layers if (q, k) != ("W_q", "W_k")]  # queries and keys from other layers
+    clues["like_wrong_projection"] = np.array(any(like(weights, _trusted_weights(heads[q], heads[k]))
+                                                  for q, k in pairs))
+    clues["like_view_split"] = like(weights, _trusted_weights(*(projected[n].view(B, H, T, 4) for n in ("W_q", "W_k"))))
+    scores = heads["W_q"] @ heads["W_k"].transpose(-2, -1)
+    scale = softmax_scale(weights, to_array(scores)) if weights.shape == (B, H, T, T) else 0.5
+    clues["like_other_scale"] = np.array(bool(abs(scale - 0.5) > 1e-3
+                                              and like(weights, torch.softmax(scale * scores, -1))))
+    if "identity_projection_output" in out:  # W_o is the identity: the merged heads themselves
+        merged = _trusted_weights(heads["W_q"], heads["W_k"]) @ heads["W_v"]  # (B, H, T, d_k)
+        clues["like_merge_without_transpose"] = like(out["identity_projection_output"], merged.reshape(B, T, 12))
+    return clues
+
+
 @probe("multi_head_attention")
 def probe_multi_head_attention(ns):
     cls = require(ns, "MultiHeadAttention")
@@ -450,13 +608,16 @@ def probe_multi_head_attention(ns):
             out[f"{name}_output"] = to_array(output)
             out[f"{name}_weights_shape"] = np.array(tuple(weights.shape))
         out["no_mask_weights"] = to_array(module(x)[1])  # from the projections and the split only
+        out["padding_like_no_mask"] = like(out["padding_output"], out["no_mask_output"])  # clue: the mask is lost
         if isinstance(getattr(module, "W_o", None), nn.Linear) and module.W_o.weight.shape == (12, 12):
             module.W_o.weight.copy_(torch.eye(12))  # with W_o the identity: wrong only if the merge is
             module.W_o.bias.zero_()
             out["identity_projection_output"] = to_array(module(x)[0])
-    dropping = with_stand_in_dropout(cls(12, 3, dropout=0.5))  # dropout must act on the attention weights only
+        out.update(_mha_clues(module, x, out))
+    dropping = cls(12, 3, dropout=0.5)  # dropout must act on the attention weights only
     fill_parameters(dropping, seed=5)
-    with torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention):
+    with (torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention),
+          stand_in_dropout(dropping)):
         out["train_output"] = to_array(_as_pair(dropping(x), "MultiHeadAttention.forward")[0])
     return out
 
@@ -464,22 +625,45 @@ def probe_multi_head_attention(ns):
 # ----------------------------------------------------- block components
 
 
+def _trusted_norm(x: torch.Tensor, gamma, beta, eps: float, *, unbiased: bool = False, eps_outside: bool = False):
+    """A layer norm over the last axis, or one with one mistake: the unbiased variance, eps outside the sqrt."""
+    mean, var = x.mean(-1, keepdim=True), x.var(-1, keepdim=True, unbiased=unbiased)
+    x_hat = (x - mean) / ((var.sqrt() + eps) if eps_outside else (var + eps).sqrt())
+    return gamma * x_hat + beta
+
+
 @probe("layer_norm")
 def probe_layer_norm(ns):
     cls = require(ns, "LayerNorm")
     out = {}
     x = randn(60, 2, 3, 4) * torch.tensor([1.0, 3.0, 0.01]).view(1, 3, 1) + 2.0  # three scales
+    given = x.clone()
     for name, eps in (("default_eps", None), ("large_eps", 0.5)):
         module = cls(4) if eps is None else cls(4, eps=eps)
         params = fill_parameters(module, seed=6)
         with torch.no_grad():
             out[f"{name}_output"] = to_array(module(x))
+    out["input_unchanged"] = np.array(bool(torch.equal(x, given)))  # forward must leave the caller's tensor alone
+    x = given
     exact = cls(4, eps=0.0)  # with eps 0, where eps goes makes no difference
     fill_parameters(exact, seed=6)
     with torch.no_grad():
-        out["zero_eps_output"] = to_array(exact(x))
-        out["unit_parameters_output"] = to_array(cls(4)(x))  # gamma 1 and beta 0, as created: whether they are used or not
-        out["rows_alone"] = to_array(torch.cat([module(row) for row in x.reshape(-1, 1, 4)]).reshape(x.shape))
+        out["zero_eps_output"] = to_array(exact(x.clone()))
+        out["rows_alone"] = to_array(torch.cat([module(row.clone()) for row in x.reshape(-1, 1, 4)]).reshape(x.shape))
+    # Clues: the outputs as one mistake would make them, with the module's own gamma and beta
+    out["eps_ignored"] = like(out["large_eps_output"], out["default_eps_output"])  # eps=0.5 changes nothing
+    gamma, beta = getattr(module, "gamma", None), getattr(module, "beta", None)
+    out["like_unbiased"] = out["like_eps_outside"] = out["like_gamma_beta_misuse"] = np.array(False)
+    if all(isinstance(t, torch.Tensor) and t.shape == (4,) for t in (gamma, beta)):
+        with torch.no_grad():
+            gamma, beta = gamma.detach().clone(), beta.detach().clone()
+            out["like_unbiased"] = like(out["default_eps_output"], _trusted_norm(x, gamma, beta, 1e-6, unbiased=True))
+            out["like_eps_outside"] = like(out["large_eps_output"],
+                                           _trusted_norm(x, gamma, beta, 0.5, eps_outside=True))
+            one, zero = torch.ones(4), torch.zeros(4)
+            out["like_gamma_beta_misuse"] = np.array(any(  # swapped, beta left out, gamma left out, both left out
+                like(out["default_eps_output"], _trusted_norm(x, g, b, 1e-6))
+                for g, b in ((beta, gamma), (gamma, zero), (one, beta), (one, zero))))
     leaf = x.clone().requires_grad_(True)  # the backward pass must work too (no in-place op on the input)
     out["backward_error"] = np.array("")
     try:
@@ -491,16 +675,32 @@ def probe_layer_norm(ns):
     return out
 
 
+ACTIVATIONS = (lambda h: h, F.gelu, lambda h: F.gelu(h, approximate="tanh"), torch.sigmoid, torch.tanh, F.silu, F.elu,
+               F.leaky_relu, F.softplus)  # what a feed-forward may use in place of ReLU
+
+
 @probe("feed_forward")
 def probe_feed_forward(ns):
     module = require(ns, "FeedForward")(6, 10, dropout=0.5)
     params = fill_parameters(module, seed=7)
     x = randn(70, 2, 3, 6)
     with torch.no_grad():
+        torch.manual_seed(7)  # in eval mode nothing may be dropped: what would be, at this seed, is the training output
         evaluated = module.eval()(x)
         torch.manual_seed(7)
         trained = module.train()(x)
-    return {"parameters": params, "eval_output": to_array(evaluated), "train_output": to_array(trained)}
+    out = {"parameters": params, "eval_output": to_array(evaluated), "train_output": to_array(trained)}
+    # Clues: the eval-mode output as one mistake would make it, with the module's own layers
+    out["eval_like_train"] = like(out["eval_output"], out["train_output"])
+    out["like_other_activation"] = out["like_residual"] = np.array(False)
+    linear1, linear2 = getattr(module, "linear1", None), getattr(module, "linear2", None)
+    if isinstance(linear1, nn.Linear) and isinstance(linear2, nn.Linear):
+        with torch.no_grad():
+            hidden = linear1(x)
+            out["like_other_activation"] = np.array(any(like(out["eval_output"], linear2(act(hidden)))
+                                                        for act in ACTIVATIONS))
+            out["like_residual"] = like(out["eval_output"], x + linear2(F.relu(hidden)))
+    return out
 
 
 def _stand_in_block(ns: Namespace, dropout: float) -> nn.Module:
@@ -513,6 +713,21 @@ def _stand_in_block(ns: Namespace, dropout: float) -> nn.Module:
     return block
 
 
+def _block_variants(block: nn.Module, x: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The output of the block's (stand-in) parts put together as the post-norm block, and as mistakes would."""
+    attend, feed, norm1, norm2 = block.attention, block.feed_forward, block.norm1, block.norm2
+    a = attend(x)[0]
+    h = norm1(x + a)
+    return {
+        "pre_norm": (lambda g: g + feed(norm2(g)))(x + attend(norm1(x))[0]),
+        "no_attention_residual": (lambda g: norm2(g + feed(g)))(norm1(a)),
+        "no_ffn_residual": norm2(feed(h)),
+        "norms_swapped": (lambda g: norm1(g + feed(g)))(norm2(x + a)),
+        "ffn_residual_from_input": norm2(x + feed(h)),
+        "norm_inside_residual": (lambda g: norm2(g + feed(g)))(x + norm1(a)),
+    }
+
+
 @probe("transformer_block")
 def probe_transformer_block(ns):
     block = _stand_in_block(ns, dropout=0.0).eval()
@@ -523,34 +738,77 @@ def probe_transformer_block(ns):
         for name, mask in (("no_mask", None), ("padding", padding)):
             output, weights = _as_pair(block(x, mask), "TransformerBlock.forward")
             out[f"{name}_output"], out[f"{name}_weights"] = to_array(output), to_array(weights)
+        # Clues: the outputs as one mistake would make them, from the same stand-in parts
+        variants = _block_variants(block, x)
+        out["like_weights_on_norm1"] = like(out["no_mask_weights"], block.attention(block.norm1(x))[1])
+        out["like_pre_norm"] = like(out["no_mask_output"], variants["pre_norm"])
+        out["like_residual_missing"] = np.array(any(like(out["no_mask_output"], variants[name])
+                                                    for name in ("no_attention_residual", "no_ffn_residual")))
+        out["like_norms_swapped"] = like(out["no_mask_output"], variants["norms_swapped"])
+        out["like_residual_misplaced"] = np.array(any(like(out["no_mask_output"], variants[name])
+                                                      for name in ("ffn_residual_from_input", "norm_inside_residual")))
+        out["padding_like_no_mask"] = like(out["padding_weights"], out["no_mask_weights"])
         # in training mode, dropout acts on each sublayer's output, before its residual sum
-        dropping = with_stand_in_dropout(_stand_in_block(ns, dropout=0.5))
-        out["train_output"] = to_array(_as_pair(dropping(x), "TransformerBlock.forward")[0])
-        block.norm2 = block.norm1  # one norm for both sublayers: the order of the norms cannot matter
-        out["same_norms_output"] = to_array(block(x)[0])
-        block.attention, block.feed_forward = StandInAttention(scale=0.0), StandInFeedForward(6, scale=0.0)
-        out["zero_sublayers_output"] = to_array(block(x)[0])  # what is left is the residual path and the norms
+        with stand_in_dropout(_stand_in_block(ns, dropout=0.5)) as dropping:
+            out["train_output"] = to_array(_as_pair(dropping(x), "TransformerBlock.forward")[0])
     return out
 
 
 # ----------------------------------------------------------- classifier
 
 
+MODEL_CONFIG = dict(vocab_size=17, d_model=6, num_heads=2, d_ff=10, max_length=12, num_classes=3)
+
+
 def _stand_in_model(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, dict[str, np.ndarray]]:
     """The notebook's MiniTransformer with stand-ins for its parts, and how it held its blocks
-    (`blocks_in_module_list`, `blocks_distinct`)."""
+    (`blocks_in_module_list`, `blocks_distinct`) and whether it passed its dropout on to them (`dropout_passed`)."""
     cls = require(ns, "MiniTransformer")
-    config = dict(vocab_size=17, d_model=6, num_heads=2, num_layers=num_layers, d_ff=10, max_length=12, num_classes=3)
     with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock, LayerNorm=StandInNorm):
-        model = cls(**config, dropout=0.0)
+        model = cls(**MODEL_CONFIG, num_layers=num_layers, dropout=0.0)
     blocks = getattr(model, "transformer_blocks", [])
+    parts = [part for part in (getattr(model, "embeddings", None), *blocks)
+             if isinstance(part, (StandInEmbeddings, StandInBlock))]
     held = {"blocks_in_module_list": np.array(isinstance(blocks, nn.ModuleList)),
-            "blocks_distinct": np.array(len({id(block) for block in blocks}) == num_layers)}
+            "blocks_distinct": np.array(len({id(block) for block in blocks}) == num_layers),
+            "dropout_passed": np.array(all(getattr(part, "dropout_given", 0.0) == 0.0 for part in parts))}
     model.embeddings = StandInEmbeddings(17, 6)
     model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i) for i in range(num_layers))
     model.ln_f = StandInNorm(6, seed=13)
     fill_parameters(model, seed=8)  # the classifier head
     return model.eval(), held
+
+
+def _device_error(error: Exception) -> bool:
+    """Whether an error says that tensors on two devices met (the meta device and the CPU)."""
+    text = str(error).lower()
+    return "device" in text and ("cpu" in text or "meta" in text)
+
+
+def _runs_on_meta(model: nn.Module, ids: torch.Tensor) -> np.ndarray:
+    """Whether the model, moved with its input to torch's "meta" device, runs without its default mask: a tensor
+    it creates on the CPU instead of the input's device meets the meta tensors and raises (as it would on a GPU).
+    Other errors on meta tensors are no evidence: True."""
+    try:
+        model.to("meta")(ids.to("meta"))
+    except Exception as error:
+        return np.array(not _device_error(error))
+    return np.array(True)
+
+
+def _trusted_logits(model: nn.Module, ids: torch.Tensor, mask: torch.Tensor, *, block_mask=None,
+                    pool: str = "mean", final_norm: str = "tokens") -> torch.Tensor:
+    """The stand-in model's logits as the notebook's MiniTransformer computes them, or with one mistake: another
+    mask for the blocks (None: none), another pooling ("all": mean over padding too, "first", "sum", "max"), the
+    final norm after pooling ("pooled") or never ("none")."""
+    x = model.embeddings(ids)
+    for block in model.transformer_blocks:
+        x = block(x, mask[:, None, None, :] if block_mask == "given" else block_mask)[0]
+    x = model.ln_f(x) if final_norm == "tokens" else x
+    real = mask[..., None].to(x.dtype)
+    pooled = {"mean": lambda: (x * real).sum(1) / real.sum(1), "all": lambda: x.mean(1), "first": lambda: x[:, 0],
+              "sum": lambda: (x * real).sum(1), "max": lambda: (x * real).max(1).values}[pool]()
+    return model.classifier(model.ln_f(pooled) if final_norm == "pooled" else pooled)
 
 
 @probe("mini_transformer")
@@ -564,14 +822,30 @@ def probe_mini_transformer(ns):
     with torch.no_grad():
         logits, weights = _as_pair(model(ids, mask), "MiniTransformer.forward")
         out["block_mask_shape"] = np.array(model.transformer_blocks[0].mask_shape)
-        out["mask_given_to_blocks"] = np.array(model.transformer_blocks[0].mask_shape != ())
+        out["mask_given_to_blocks"] = np.array(model.transformer_blocks[0].mask is not None)
         out["logits"], out["n_attention_maps"] = to_array(logits), np.array(len(weights))
+        out["n_attention_maps_again"] = np.array(len(_as_pair(model(ids, mask), "MiniTransformer.forward")[1]))
         out["logits_more_padding"] = to_array(model(more_padding, (more_padding != 0).long())[0])
         out["logits_other_padding_ids"] = to_array(model(other_padding, mask)[0])
+        # Clue: the blocks got a mask built from the ids (the pads here are 15), not from attention_mask
+        given = model.transformer_blocks[0].mask
+        out["block_mask_from_ids"] = np.array(given is not None and given.numel() == mask.numel()
+                                              and bool((given.reshape(mask.shape) != 0).all()))
+        # Clues: the logits as one mistake would make them, from the same stand-in parts
+        out["like_blocks_without_mask"] = like(out["logits"], _trusted_logits(model, ids, mask))
+        out["like_pooling_over_padding"] = like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given",
+                                                                               pool="all"))
+        out["like_other_pooling"] = np.array(any(
+            like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given", pool=pool))
+            for pool in ("first", "sum", "max")))
+        out["like_final_norm_misplaced"] = np.array(any(
+            like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given", final_norm=where))
+            for where in ("pooled", "none")))
         model.ln_f = nn.Identity()  # without a final norm, where it goes makes no difference
         out["logits_without_final_norm"] = to_array(model(ids, mask)[0])
         model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i, use_mask=False) for i in range(2))
         out["logits_blocks_ignoring_mask"] = to_array(model(ids, mask)[0])  # only the pooling sees the mask
+    out["default_mask_on_input_device"] = _runs_on_meta(_stand_in_model(ns)[0], ids)
     return out
 
 
@@ -593,23 +867,98 @@ def training_batches(n: int, seed: int, batch_size: int = 4) -> list[dict[str, t
     ]
 
 
-def _trained(ns: Namespace, train_size: int, num_epochs: int, learning_rate: float) -> tuple[nn.Module, dict]:
-    """A fresh BagOfWordsClassifier trained by the notebook's train_transformer, and its history."""
+HISTORY_KEYS = ("train_loss", "train_acc", "val_loss", "val_acc")
+
+
+def _fresh_classifier() -> nn.Module:
+    """The BagOfWordsClassifier every training starts from, after the seed that fixes its dropout's draws."""
     torch.manual_seed(9)
     model = BagOfWordsClassifier()  # on the CPU; the notebook's global `device` is not: use the model's
     fill_parameters(model, seed=9)
+    return model
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _trained(ns: Namespace, train_size: int, num_epochs: int, learning_rate: float) -> tuple[nn.Module, dict]:
+    """A fresh BagOfWordsClassifier trained by the notebook's train_transformer, its history as arrays, and whether
+    the history held plain numbers (`floats`)."""
+    model = _fresh_classifier()
     with replaced(ns, device=torch.device("meta")):
         history = require(ns, "train_transformer")(model, training_batches(train_size, seed=91),
                                                     training_batches(9, seed=92), num_epochs=num_epochs,
                                                     learning_rate=learning_rate)
     if not isinstance(history, dict):
         raise TypeError(f"train_transformer must return the history dict, got {type(history).__name__}.")
-    return model, {key: np.array(history.get(key, []), dtype=float) for key in ("train_loss", "train_acc", "val_loss",
-                                                                                  "val_acc")}
+    values = {key: list(history.get(key, [])) for key in HISTORY_KEYS}
+    floats = all(isinstance(v, numbers.Real) for listed in values.values() for v in listed)
+    return model, {**{key: np.array([_number(v) for v in listed], dtype=float) for key, listed in values.items()},
+                   "floats": np.array(floats)}
+
+
+def _trusted_evaluate(model: nn.Module, loader) -> tuple[float, float]:
+    """The notebook's evaluate (mean batch loss, accuracy), with the grader's own code."""
+    model.eval()
+    losses, correct, total = [], 0, 0
+    with torch.no_grad():
+        for batch in loader:
+            logits, _ = model(batch["input_ids"], batch["attention_mask"])
+            losses.append(F.cross_entropy(logits, batch["labels"]).item())
+            correct += (logits.argmax(-1) == batch["labels"]).sum().item()
+            total += len(batch["labels"])
+    return sum(losses) / len(losses), correct / total
+
+
+def _replay(num_epochs: int, learning_rate: float, *, optimizer: str = "adamw", zero_grad: str = "batch",
+            recreate: bool = False, train_mode: bool = True, probabilities: bool = False) -> tuple[nn.Module, dict]:
+    """train_transformer as the grader writes it (13 examples), or with one mistake: another optimizer ("adam",
+    "sgd", with "_decay": weight decay 0.01 as an L2 penalty), gradients reset once per epoch ("epoch") or never
+    ("never"), a new optimizer every epoch, no model.train() after the first evaluation, the loss on softmax
+    probabilities."""
+    model = _fresh_classifier()
+    train, val = training_batches(13, seed=91), training_batches(9, seed=92)
+    make = {"adamw": lambda: torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01),
+            "adam": lambda: torch.optim.Adam(model.parameters(), lr=learning_rate),
+            "adam_decay": lambda: torch.optim.Adam(model.parameters(), lr=learning_rate, weight_decay=0.01),
+            "sgd": lambda: torch.optim.SGD(model.parameters(), lr=learning_rate),
+            "sgd_decay": lambda: torch.optim.SGD(model.parameters(), lr=learning_rate, weight_decay=0.01)}[optimizer]
+    step = make()
+    history = {key: [] for key in HISTORY_KEYS}
+    for epoch in range(num_epochs):
+        if train_mode:
+            model.train()
+        if recreate and epoch:
+            step = make()
+        if zero_grad == "epoch":
+            step.zero_grad()
+        losses, correct, total = [], 0, 0
+        for batch in train:
+            if zero_grad == "batch":
+                step.zero_grad()
+            logits, _ = model(batch["input_ids"], batch["attention_mask"])
+            loss = F.cross_entropy(logits.softmax(-1) if probabilities else logits, batch["labels"])
+            loss.backward()
+            step.step()
+            losses.append(loss.item())
+            correct += (logits.argmax(-1) == batch["labels"]).sum().item()
+            total += len(batch["labels"])
+        val_loss, val_acc = _trusted_evaluate(model, val)
+        for key, value in zip(HISTORY_KEYS, (sum(losses) / len(losses), correct / total, val_loss, val_acc)):
+            history[key].append(value)
+    return model, {key: np.array(value) for key, value in history.items()}
 
 
 def _parameters(model: nn.Module) -> np.ndarray:
     return np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])
+
+
+def _has_gradients(model: nn.Module) -> bool:
+    return any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in model.parameters())
 
 
 @probe("train_transformer")
@@ -621,12 +970,36 @@ def probe_train_transformer(ns):
             raise
         return {"uses_model_device": np.array(False)}  # it used the notebook's global `device`
     out["uses_model_device"] = np.array(True)
-    out["final_parameters"] = _parameters(model)
-    out["train_acc_is_fraction"] = np.array(bool(np.all((out["train_acc"] >= 0) & (out["train_acc"] <= 1))))
-    _, frozen = _trained(ns, 13, num_epochs=2, learning_rate=0.0)  # nothing learns: only the losses' bookkeeping
-    out["frozen_epoch_1_loss"], out["frozen_epoch_2_loss"] = frozen["train_loss"][:1], frozen["train_loss"][1:]
-    one_step, history = _trained(ns, 4, num_epochs=1, learning_rate=0.05)  # one batch, one step: nothing to reset
-    out["one_step_parameters"], out["one_step_loss"] = _parameters(one_step), history["train_loss"]
+    out["history_floats"] = out.pop("floats")
+    out["final_parameters"] = params = _parameters(model)
+    out["epochs_recorded"] = np.array(len(out["train_loss"]))
+    # Clues: the final parameters and the history as one mistake would make them, from the grader's own loop (the
+    # mistakes' loops only where the parameters differ from the right loop's)
+    right_model, right_history = _replay(3, 0.05)
+    initial, stepped = _parameters(_fresh_classifier()), _has_gradients(model)
+    unchanged = bool(like(params, initial, atol=1e-7))
+    optimizers = ("adam", "adam_decay", "sgd", "sgd_decay")
+    mistakes = (*((name, dict(optimizer=name)) for name in optimizers), ("never", dict(zero_grad="never")),
+                ("epoch", dict(zero_grad="epoch")), ("recreate", dict(recreate=True)),
+                ("no_train", dict(train_mode=False)), ("probabilities", dict(probabilities=True)))
+    as_right = bool(like(params, _parameters(right_model)))
+    replays = {name: None if as_right else _parameters(_replay(3, 0.05, **options)[0]) for name, options in mistakes}
+
+    def like_replay(*names: str) -> bool:
+        return any(replays[name] is not None and bool(like(params, replays[name])) for name in names)
+
+    out["like_wrong_optimizer"] = np.array(like_replay(*optimizers) or (unchanged and stepped))  # or never stepped
+    out["like_zero_grad_missing"] = np.array(like_replay("never", "epoch")
+                                             or (unchanged and not stepped))  # or gradients reset before the step
+    out["like_optimizer_recreated"] = np.array(like_replay("recreate"))
+    out["like_no_train_mode"] = np.array(like_replay("no_train"))
+    out["like_loss_on_probabilities"] = np.array(like_replay("probabilities"))
+    out["like_percent"] = like(out["train_acc"], 100 * right_history["train_acc"])
+    n = len(out["train_loss"])
+    out["params_match_epochs_recorded"] = np.array(as_right if n == 3 else 0 < n <= 6 and bool(
+        like(params, _parameters(_replay(n, 0.05)[0]))))
+    frozen, _ = _trained(ns, 13, num_epochs=2, learning_rate=0.0)  # nothing may learn
+    out["frozen_parameters_unchanged"] = like(_parameters(frozen), initial, atol=1e-7)
     return out
 
 
@@ -660,6 +1033,7 @@ def probe_crossover_length(ns):
     out["attention_costs"], out["feed_forward_costs"] = costs["attention"], costs["feed_forward"]
     attention, feed_forward = ns["attention_cost"], ns["feed_forward_cost"]
     out["follows_own_costs"] = np.array(all(
-        next(n for n in range(1, 10 * f) if attention(n, d) >= feed_forward(n, d, f)) == length
+        next((n for n in range(1, 10 * f) if attention(n, d) >= feed_forward(n, d, f)), None) == length
         for (d, f), length in zip(CROSSOVER_SHAPES, found)))
+    out["lengths_at_least_1"] = np.array(all(_number(n) >= 1 for n in found))
     return out

@@ -21,7 +21,8 @@ from distributed.scheduler import KilledWorker
 from course import paths
 from course.grading import gradebook, limits
 from course.grading.grade_one import invalid_record
-from course.grading.task import Result, UnfitWorker, apply, crashed_worker_record, fingerprint, grade_task, pack
+from course.grading.task import (Result, UnfitWorker, apply, crashed_worker_record, fingerprint, grade_task, pack,
+                                 remove_stale_folders)
 
 LOCAL = "local"
 
@@ -86,4 +87,5 @@ class ClusterPool:
         self.client.close()
         if self.cluster:
             self.cluster.close()
+            remove_stale_folders()  # its workers are gone: a worker killed mid-task left its task's folder
 

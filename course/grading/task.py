@@ -7,12 +7,16 @@
     driver:  apply(result)                           the only writer: autograded/, feedback/, the gradebook, the record
 
 The worker needs the repository at the same version (the task carries its fingerprint and a worker that differs
-refuses it) and, to sandbox student code, bubblewrap. Nothing it writes outlives the task.
+refuses it) and, to sandbox student code, bubblewrap. Nothing it writes outlives the task: a task's private course
+directory is removed when the task ends, and the folder of a task whose worker was killed is removed by the next
+task on that machine (or by the driver, once the LocalCluster it started is closed).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
 import socket
 import tempfile
@@ -105,6 +109,39 @@ def _own_fingerprint(assignment: str) -> str:
     return fingerprint(assignment)
 
 
+TASK_PREFIX = "course-task-"
+
+
+def task_folder_prefix(pid: int | None = None) -> str:
+    """The name prefix of the private course directories a process grades tasks in: this machine's and the
+    process's own (`pid`, by default this one), e.g. course-task-host-1234-."""
+    return f"{TASK_PREFIX}{socket.gethostname()}-{pid or os.getpid()}-"
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_folders() -> list[Path]:
+    """Remove the task folders of this machine's processes that are gone (a worker killed mid-task leaves its
+    folder: the course directory of the submission it graded); those of live processes stay. Returns the removed."""
+    mine = re.compile(re.escape(f"{TASK_PREFIX}{socket.gethostname()}-") + r"(\d+)-")
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{TASK_PREFIX}*"):
+        found = mine.match(folder.name)
+        if found and not alive(int(found.group(1))):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+
 def grade_task(task: Task, jobs: int) -> Result:
     """Grade `task` in a private course directory (one of `jobs` gradings at once on this machine)."""
     if _own_fingerprint(task.assignment) != task.fingerprint:
@@ -113,8 +150,9 @@ def grade_task(task: Task, jobs: int) -> Result:
     if task.settings.get("COURSE_SANDBOX", "bwrap") != "none" and not sandbox.bubblewrap():
         raise UnfitWorker(f"{socket.gethostname()} cannot sandbox student code: install bubblewrap there "
                           "(make sandbox-tools)")
+    remove_stale_folders()  # before each task: those a worker killed on this machine left
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="course-task-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=task_folder_prefix()) as scratch:
         course = Path(scratch)
         submission = course / "submitted" / task.student / task.assignment
         write_folder(submission, task.files)

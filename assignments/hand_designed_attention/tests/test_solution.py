@@ -145,7 +145,10 @@ def test_training_learns_the_easy_tasks_and_not_the_challenge(whole_notebook):
     losses, accuracy = whole_notebook["task_losses"], whole_notebook["challenge_sign_accuracy"]
     assert losses["content"] < 1e-3 and losses["position"] < 1e-3
     assert losses["challenge"] > 0.5 and accuracy < 0.9
-    assert accuracy == pytest.approx(0.646, abs=5e-4), "Part 3's prose quotes 64.6% for seed 0"
+    runs = [overall for _, overall in whole_notebook["accuracy"].values()]
+    # Part 3's prose: every seed far from the design's 100% and near the 65.5% of always answering "repeated" (our
+    # runs on three kinds of CPU kernels: 55% to 86%); the figures themselves are the student's own, in the legend.
+    assert all(0.5 <= overall < 0.9 for overall in runs), runs
 
 
 def test_the_learned_layers_compute_like_the_designs_but_miss_the_exact_rule(whole_notebook):
