@@ -409,3 +409,142 @@ FRESH_ALTERNATIVES = (
                                               "return torch.softmax(logits / temperature, dim=-1)")),
          "top-k chosen on the raw logits, divided by the temperature afterwards"),
 )
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Held-out edits, second set: written after the rules were frozen (tag rules-frozen-22b), without reading the grader's
+# rules. The rules were re-tuned on FRESH_MUTANTS; this set measures them again on mistakes they have never seen, and
+# is kept apart from every tuple above so that its figures stay visible on their own.
+#
+# New mistake names (not yet in MISTAKES of checks.py):
+# loss-shifted-again: make_examples already shifted the targets: compare logits[:, t] with targets[:, t]; shifting again inside lm_loss (logits[:, :-1] against targets[:, 1:]) trains the model to predict two characters ahead.
+# zero-grad-misplaced: Call optimizer.zero_grad() before loss.backward() (or after optimizer.step()), never between backward and step: the step then finds no gradient and the model never learns.
+# train-loss-of-batch: history["train_loss"] is estimate_loss(model, train_data), on the same fixed evaluation windows as the validation loss, in eval mode: not the loss of the last training batch (one noisy batch, measured before the step, with dropout on).
+# generate-count: Append exactly max_new_tokens ids: loop range(max_new_tokens) (max_new_tokens times), not range(1, max_new_tokens) (one fewer).
+# default-changed: Keep the defaults of the given signatures (TinyGPT's dropout=0.1): code that builds the model without passing an argument relies on them.
+HELD_OUT_MUTANTS = (
+    # masked_softmax
+    Edit("fill_float32_min", SOFTMAX, ((FILL, "torch.finfo(torch.float32).min"),),
+         "fill with float32's most negative value whatever the scores' dtype: float16 cannot hold it", "fill-value"),
+    Edit("scores_multiplied_by_mask", SOFTMAX,
+         (("filled = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)", "filled = scores * allowed"),),
+         "blocked scores multiplied by the mask (set to 0, not very negative) before the softmax",
+         "masked-softmax-values"),
+    Edit("allowed_cached_by_shape", SOFTMAX,
+         (("def masked_softmax(", "_ALLOWED_BY_SHAPE = {}\n\n\ndef masked_softmax("),
+          (ALLOWED, "key = tuple(torch.as_tensor(mask).shape)\n"
+                    "    if key not in _ALLOWED_BY_SHAPE:  # build each mask once\n"
+                    "        _ALLOWED_BY_SHAPE[key] = torch.as_tensor(mask, device=scores.device) != 0\n"
+                    "    allowed = _ALLOWED_BY_SHAPE[key]")),
+         "the bool mask cached by shape in a module-level dict: a later mask of the same shape gets the first one's",
+         "state-between-calls"),
+    # attention_entropy
+    Edit("entropy_sign_flipped", ENTROPY, ((XLOGY, "return torch.special.xlogy(weights, weights).sum(dim=-1)"),),
+         "sum of p ln p without the minus sign: negative entropies", "entropy-formula"),
+    Edit("entropy_keepdim", ENTROPY, (("sum(dim=-1)", "sum(dim=-1, keepdim=True)"),),
+         "keepdim=True: entropies of shape (..., T_q, 1) instead of (..., T_q)", "entropy-formula"),
+    # saturation_stats
+    Edit("saturation_rows_of_query_length", SATURATION,
+         (("p = weights.reshape(-1, weights.shape[-1])", "p = weights.reshape(-1, weights.shape[-2])"),),
+         "rows reshaped to length T_q instead of T_k: right only for square weights", "saturation-values"),
+    Edit("jacobian_outer_broadcast", SATURATION,
+         (("p.unsqueeze(-1) * p.unsqueeze(-2)", "p.unsqueeze(-1) * p.unsqueeze(-1)"),),
+         "p.unsqueeze(-1) twice: p_i^2 broadcast along each row instead of the outer product p p^T",
+         "saturation-values"),
+    # dependency_matrix
+    Edit("dependency_sums_input_dims", DEPENDENCY, (("sum(dim=(1, 3))", "sum(dim=(2, 3))"),),
+         "Jacobian read as (T, T, d_out, d_in): squares summed over the input position and features",
+         "dependency-values"),
+    # causal_mask
+    Edit("float_mask_minus_1e9", MASK,
+         ((TRIU, "return torch.triu(torch.full((T, T), -1e9, device=device), diagonal=1)"),),
+         "a float mask with -1e9 above the diagonal instead of -inf", "causal-mask-values"),
+    # make_examples
+    Edit("windows_from_one", EXAMPLES, (("torch.arange(block_size)", "torch.arange(1, block_size + 1)"),),
+         "window positions 1..T: x starts one id after s, y two", "examples-windows"),
+    Edit("windows_at_batch_index", EXAMPLES,
+         (("    indices = torch.as_tensor(starts)[:, None] + torch.arange(block_size)  # (B, T)\n"
+           "    return data[indices], data[indices + 1]\n",
+           "    x = torch.stack([data[b : b + block_size] for b in range(len(starts))])\n"
+           "    y = torch.stack([data[b + 1 : b + block_size + 1] for b in range(len(starts))])\n"
+           "    return x, y\n"),),
+         "windows started at the batch index b instead of starts[b]", "examples-windows"),
+    # DecoderBlock
+    Edit("attention_residual_missing", BLOCK, (("x = x + self.drop(attended)", "x = self.drop(attended)"),),
+         "no residual around the attention: the stream is replaced by the attention's output", "block-formula"),
+    Edit("keys_values_unnormalised", BLOCK,
+         ((ATTEND, "attended, _ = self.attn(h, x, x, attn_mask=attn_mask, need_weights=False)"),),
+         "queries from ln1(x) but keys and values from the raw stream x", "block-formula"),
+    # TinyGPT
+    Edit("final_norm_after_every_block", GPT,
+         (("x = block(x, mask)", "x = self.ln_f(block(x, mask))"),
+          ("return self.head(self.ln_f(x))", "return self.head(x)")),
+         "ln_f applied after every block instead of once before the head", "gpt-forward"),
+    Edit("positions_from_token_ids", GPT, ((EMBED, "x = self.tok_emb(idx) + self.pos_emb(idx)"),),
+         "the position table indexed by the token ids instead of the positions", "gpt-embeddings"),
+    Edit("gpt_dropout_default_zero", GPT, (("dropout: float = 0.1):", "dropout: float = 0.0):"),),
+         "TinyGPT's dropout default changed from 0.1 to 0.0", "default-changed"),
+    # lm_loss
+    Edit("loss_shifted_again", LOSS,
+         ((CROSS_ENTROPY, "return F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), "
+                          "targets[:, 1:].reshape(-1))"),),
+         "logits[:, :-1] against targets[:, 1:]: the already shifted targets shifted once more", "loss-shifted-again"),
+    # train_lm
+    Edit("zero_grad_between_backward_and_step", TRAIN,
+         (("        optimizer.zero_grad()\n        loss.backward()\n",
+           "        loss.backward()\n        optimizer.zero_grad()\n"),),
+         "optimizer.zero_grad() between loss.backward() and optimizer.step(): every step sees no gradient",
+         "zero-grad-misplaced"),
+    Edit("train_loss_of_last_batch", TRAIN,
+         (('history["train_loss"].append(estimate_loss(model, train_data))', 'history["train_loss"].append(loss.item())'),),
+         "the last training batch's loss recorded as the training loss", "train-loss-of-batch"),
+    # next_token_probs
+    Edit("top_k_keeps_only_the_largest", PROBS, ((".values[..., -1:]", ".values[..., :1]"),),
+         "the first of torch.topk's values (the largest) taken as the threshold: only the top logit kept",
+         "top-k-values"),
+    # generate
+    Edit("one_new_token_short", GENERATE, (("for _ in range(max_new_tokens):", "for _ in range(1, max_new_tokens):"),),
+         "range(1, max_new_tokens): one new id fewer than asked", "generate-count"),
+    Edit("context_one_short", GENERATE, (("idx[:, -model.block_size:]", "idx[:, -(model.block_size - 1):]"),),
+         "the context cropped to block_size - 1 ids (all of it when block_size is 1)", "generate-no-crop"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("masked_softmax_none_as_all_allowed", SOFTMAX,
+         (("        return torch.softmax(scores, dim=-1)\n",
+           "        mask = torch.ones_like(scores, dtype=torch.bool)  # every key allowed: the same path as a mask\n"),),
+         "no mask turned into an all-True mask, then the masked path"),
+    Edit("saturation_einsum_outer", SATURATION,
+         (("p.unsqueeze(-1) * p.unsqueeze(-2)", 'torch.einsum("ri,rj->rij", p, p)'),),
+         "the outer product p p^T of each row by einsum"),
+    Edit("dependency_row_by_row", DEPENDENCY,
+         ((DEPENDENCY_BODY,
+           "    x0 = x.detach().clone().requires_grad_()\n"
+           "    with torch.enable_grad():  # also when called under torch.no_grad()\n"
+           "        out = fn(x0)  # (T, d_out)\n"
+           "        squares = torch.zeros(out.shape[0], x0.shape[0], dtype=x0.dtype, device=x0.device)\n"
+           "        if out.requires_grad:  # else fn does not depend on x at all\n"
+           "            for i in range(out.shape[0]):\n"
+           "                for k in range(out.shape[1]):\n"
+           "                    (g,) = torch.autograd.grad(out[i, k], x0, retain_graph=True, allow_unused=True)\n"
+           "                    if g is not None:\n"
+           "                        squares[i] += g.pow(2).sum(dim=-1)\n"
+           "    return squares.sqrt()\n"),),
+         "one gradient per output entry, squares summed per input row"),
+    Edit("causal_mask_triu_of_minus_inf", MASK,
+         ((TRIU, 'return torch.triu(torch.full((T, T), float("-inf"), device=device), diagonal=1)'),),
+         "a float mask: -inf above the diagonal, 0 on and below it"),
+    Edit("block_ff_by_its_layers", BLOCK,
+         (("self.drop(self.ff(self.ln2(x)))", "self.drop(self.ff[2](F.gelu(self.ff[0](self.ln2(x)))))"),),
+         "the feed-forward applied layer by layer with F.gelu"),
+    Edit("positions_expanded", GPT,
+         ((EMBED, "positions = torch.arange(T, device=idx.device).unsqueeze(0).expand(idx.shape[0], T)  # (B, T)\n"
+                  "        x = self.tok_emb(idx) + self.pos_emb(positions)"),),
+         "one row of positions per sequence, expanded to (B, T)"),
+    Edit("loss_flattened", LOSS, ((CROSS_ENTROPY, "return F.cross_entropy(logits.flatten(0, 1), targets.flatten())"),),
+         "flatten instead of reshape"),
+    Edit("train_model_zero_grad", TRAIN, (("        optimizer.zero_grad()\n", "        model.zero_grad()\n"),),
+         "model.zero_grad(): the optimizer holds every parameter of the model"),
+    Edit("generate_crop_with_max", GENERATE,
+         (("idx[:, -model.block_size:]", "idx[:, max(0, idx.shape[1] - model.block_size):]"),),
+         "the crop's start computed explicitly"),
+)

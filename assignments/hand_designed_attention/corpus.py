@@ -293,3 +293,110 @@ FRESH_ALTERNATIVES = (
     Edit("challenge_cls_key_on_position_0", CHALLENGE, (("Km[3, 8]", "Km[4, 8]"),),
          "the CLS key read from position 0's row"),
 )
+
+
+# Written after the rules were frozen (rules-frozen-22b), without reading the grader's rules: a second held-out set,
+# kept apart from MUTANTS, ALTERNATIVES, FRESH_MUTANTS and FRESH_ALTERNATIVES so that its figures stay visible (the
+# rules were re-tuned on FRESH_MUTANTS; this set measures them again on mistakes they have never seen).
+#
+# New mistake names used below (not in MISTAKES of checks.py):
+# forward-returns-tuple: forward returns one tensor, the output (seq_len, v_dim); reference_attention also returns
+#     the weights, but the module must not (callers multiply, compare and train on model(seq) directly).
+# log-softmax: use torch.softmax; log_softmax returns the logarithms of the weights (all negative, rows that do not
+#     sum to 1), so the output is not a weighted average of the values.
+# output-squeezed: return the (seq_len, v_dim) result as it is; .squeeze() drops the dimensions of size 1, so a
+#     sequence of one token or a layer with v_dim = 1 returns the wrong shape (and MSELoss then broadcasts silently).
+# floor-division: divide the scores with /, not //: floor division rounds every score down to an integer, and it
+#     has no gradient (backward fails: the derivative of floor_divide is not implemented), so nothing trains.
+# device-mismatch: build intermediate tensors from the input (torch.cat, seq.new_zeros(...), device=seq.device):
+#     a tensor created with torch.zeros(...) lives on the CPU, and the layers fail when Part 3 trains on a GPU.
+# zero-init: keep nn.Linear's random initialisation: with Qm and Km both zero, the gradient of each is multiplied by
+#     the other, so both stay zero and the attention stays uniform however long you train.
+# arrays-aliased: Km = Qm = Vm = np.eye(3) makes one array with three names; scaling one in place (*=) scales all
+#     three: create each matrix on its own, or .copy() it.
+HELD_OUT_MUTANTS = (
+    # PytorchTransformer
+    Edit("forward_returns_weights_too", MODULE, (("return weights @ V", "return weights @ V, weights"),),
+         "forward returns (output, weights), like reference_attention", "forward-returns-tuple"),
+    Edit("log_softmax_weights", MODULE, ((SCORES, SCORES.replace("torch.softmax", "torch.log_softmax")),),
+         "torch.log_softmax instead of torch.softmax: log-weights multiply V", "log-softmax"),
+    Edit("output_squeezed", MODULE, (("return weights @ V", "return (weights @ V).squeeze()"),),
+         ".squeeze() on the output: (seq_len,) for v_dim = 1, (v_dim,) for one token", "output-squeezed"),
+    Edit("softmax_over_the_output", MODULE, (
+        (SCORES + "  # each query's row sums to 1\n        return weights @ V",
+         "return torch.softmax(Q @ K.T / math.sqrt(self.qk_dim) @ V, dim=-1)"),),
+         "steps out of order: the softmax applied to scores @ V, after the values", "attention-formula"),
+    Edit("seq_len_from_last_axis", MODULE, (("seq_len = seq.shape[0]", "seq_len = seq.shape[-1]"),),
+         "seq_len read from the feature axis: input_dim rows of the table", "positions-concat"),
+    Edit("scores_floor_divided", MODULE, (("Q @ K.T / math.sqrt", "Q @ K.T // math.sqrt"),),
+         "// instead of /: every score floored, and backward fails", "floor-division"),
+    Edit("input_preallocated_on_cpu", MODULE, (
+        ("x = seq if self.pos is None else " + CONCAT,
+         "x = torch.zeros(seq_len, self.Qm.in_features)  # on the CPU, in float32, whatever seq is\n"
+         "        x[:, :self.input_dim] = seq\n"
+         "        if self.pos is not None:\n"
+         "            x[:, self.input_dim:] = self.pos.weight[:seq_len]"),),
+         "the input rows filled into a torch.zeros tensor created on the CPU: fails on a GPU", "device-mismatch"),
+    Edit("layers_zero_initialised", MODULE, (
+        (LAYERS, LAYERS + "        for layer in (self.Qm, self.Km, self.Vm):\n"
+                          "            nn.init.zeros_(layer.weight)  # start from uniform attention\n"),),
+         "every layer initialised to zero: Qm and Km get no gradient and never train", "zero-init"),
+    # attention by content
+    Edit("content_ones_for_eye", CONTENT, (("Km = 10 * np.eye(3)", "Km = 10 * np.ones((3, 3))"),),
+         "np.ones for np.eye: every key alike, attention uniform", "content-selection"),
+    Edit("content_arrays_aliased", CONTENT, (
+        ("    Km = 10 * np.eye(3)\n    Qm = 10 * np.eye(3)\n    Vm = np.eye(3)",
+         "    Km = Qm = Vm = np.eye(3)\n    Km *= 10\n    Qm *= 10"),),
+         "Km = Qm = Vm = np.eye(3), then scaled in place: one array, Vm = 100 I", "arrays-aliased"),
+    Edit("content_linear_weight_convention", CONTENT, (("Km = 10 * np.eye(3)", "Km = 10 * np.eye(4, 3)"),
+                                                       ("Qm = 10 * np.eye(3)", "Qm = 10 * np.eye(4, 3)")),
+         "qk_dim = 4 with the matrices in nn.Linear's (out, in) shape (4, 3)", "design-shapes"),
+    # attention by position
+    Edit("position_key_on_token_row", POSITION, (("Km[3, 0] = 1.0", "Km[0, 0] = 1.0"),),
+         "the key reads row 0 (token A) for 'position 0': queries attend to the A tokens", "position-key"),
+    Edit("position_table_wider_than_matrices", POSITION, (("pos = np.eye(4)", "pos = np.eye(5)"),),
+         "a 5-column table while Km, Qm, Vm keep 3 + 4 rows", "design-shapes"),
+    # the challenge
+    Edit("challenge_penalty_sign_flipped", CHALLENGE, (("-np.eye(5)  # same-position", "np.eye(5)  # same-position"),),
+         "the same-position 'penalty' with a + sign: a token's own key scores 40", "challenge-self-match"),
+    Edit("challenge_cls_key_on_every_token", CHALLENGE, (("Km[3, 8] = 30.0, 1.0", "Km[:4, 8] = 30.0, 1.0"),),
+         "the slice [:4] of the query copied to the key: every key gets the CLS score", "challenge-cls-offset"),
+    Edit("challenge_cls_key_on_row_0", CHALLENGE, (("Km[3, 8]", "Km[0, 8]"),),
+         "CLS comes first, so its key was put on row 0 (token A's feature)", "challenge-cls-offset"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("layers_one_tuple_assignment", MODULE, (
+        (LAYERS, "        self.Qm, self.Km, self.Vm = (nn.Linear(total_input_dim, qk_dim, bias=False),\n"
+                 "                                     nn.Linear(total_input_dim, qk_dim, bias=False),\n"
+                 "                                     nn.Linear(total_input_dim, v_dim, bias=False))\n"),),
+         "the three layers created in one tuple assignment (same order)"),
+    Edit("log_softmax_exponentiated", MODULE, ((SCORES, "weights = torch.log_softmax(Q @ K.T / math.sqrt(self.qk_dim), "
+                                                        "dim=-1).exp()"),),
+         "exp of log_softmax"),
+    Edit("softmax_of_transposed_scores", MODULE, ((SCORES, "weights = torch.softmax((Q @ K.T).T / math.sqrt(self.qk_dim), "
+                                                           "dim=0).T"),),
+         "softmax over dim 0 of the transposed scores, transposed back"),
+    Edit("positions_by_padding", MODULE, (
+        (CONCAT, "(nn.functional.pad(seq, (0, self.pos.embedding_dim))\n"
+                 "                                            + nn.functional.pad(self.pos.weight[:seq_len], "
+                 "(self.input_dim, 0)))"),),
+         "tokens and positions zero-padded to the full width and added"),
+    Edit("matmul_times_inverse_sqrt", MODULE, (("Q @ K.T / math.sqrt(self.qk_dim)",
+                                                "torch.matmul(Q, K.transpose(-2, -1)) * self.qk_dim ** -0.5"),),
+         "torch.matmul, transpose(-2, -1) and a factor qk_dim ** -0.5"),
+    Edit("content_question_1_symmetry", CONTENT, (
+        ("Km = 10 * np.eye(3)", "M = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])\n"
+                                "    Km = 10 * np.linalg.inv(M).T"),
+        ("Qm = 10 * np.eye(3)", "Qm = 10 * M")),
+         "Qm = 10 M, Km = 10 M^-T: the same Qm Km^T = 100 I"),
+    Edit("content_both_negated", CONTENT, (("Km = 10 * np.eye(3)", "Km = -10 * np.eye(3)"),
+                                           ("Qm = 10 * np.eye(3)", "Qm = -10 * np.eye(3)")),
+         "Km = Qm = -10 I: the product is unchanged"),
+    Edit("position_queries_from_every_row", POSITION, (("Qm[:3, 0] = 20.0", "Qm[:, 0] = 10.0"),),
+         "every row of Qm 10: token 10 + position 10 = 20 for every query"),
+    Edit("challenge_penalty_stronger", CHALLENGE, (("60 * np.eye(5), -np.eye(5)", "90 * np.eye(5), -np.eye(5)"),),
+         "a same-position penalty of -30: a token's own key scores -10"),
+    Edit("challenge_token_values_doubled", CHALLENGE, (("= -1.0, 1.0", "= -2.0, 1.0"),),
+         "tokens' value -2, CLS's +1: only the signs are judged"),
+)

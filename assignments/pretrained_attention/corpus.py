@@ -397,3 +397,153 @@ FRESH_ALTERNATIVES = (
                                         "pieces = F.one_hot(ids + 1, words + 1)[:, 1:].T.to(attn.dtype)"),),
          "the piece matrix from F.one_hot, specials in a dropped column"),
 )
+
+# Written after the grader's rules were frozen (git tag rules-frozen-22b), without reading them: a second set of
+# held-out mutants and alternatives. The rules were re-tuned on FRESH_MUTANTS, so this set measures them again on
+# mistakes they have never seen; it is kept apart from every tuple above so that its figures stay visible.
+#
+# New mistake names used below (not yet in MISTAKES), with their advice:
+# embeddings-sqrt-scale: Add the three embeddings as they are: BERT does not multiply the word embeddings by
+#     sqrt(hidden) as assignment 1's transformer did.
+# embeddings-wrong-layer-norm: Normalise with the embeddings' own LayerNorm, model.embeddings.LayerNorm: the
+#     encoder layers' LayerNorms have other learned scales and shifts.
+# embeddings-state: Keep nothing between calls (no cache of position vectors by length): another model, or the same
+#     one after its weights change, has other embeddings.
+# entropy-input-modified: Do not change attn in place (attn[attn == 0] = 1): the caller's maps must be left as they
+#     were; use torch.special.xlogy(attn, attn), which needs no such trick.
+# argument-ignored: Use every argument you are given (num_heads, k, residual): a value typed in from MiniLM or the
+#     notebook's demos (12 heads, the top 3, the residual always on) is wrong for the grader's inputs.
+# hooks-late-binding: A lambda defined in a loop sees the loop variable's LAST value when it runs: bind the name when
+#     the hook is made (a factory such as keep(name), or a default argument name=name), so each hook stores under
+#     its own key.
+# words-input-modified: Do not change the caller's word_ids list (None replaced in place): build a new list or
+#     tensor from it.
+HELD_OUT_MUTANTS = (
+    # cosine_similarity_matrix
+    Edit("cosine_of_centred_rows", COSINE, ((UNIT, "centred = X - X.mean(dim=-1, keepdim=True)\n"
+                                                   "    unit = centred / centred.norm(dim=-1, keepdim=True)"),),
+         "each row's mean subtracted first: Pearson correlation, not cosine similarity", "cosine-values"),
+    # input_embeddings
+    Edit("word_embeddings_scaled_by_sqrt_hidden", EMBEDDINGS,
+         (("summed = (parts.word_embeddings(input_ids) +",
+           "summed = (parts.word_embeddings(input_ids) * math.sqrt(parts.word_embeddings.embedding_dim) +"),),
+         "word embeddings multiplied by sqrt(hidden), as in assignment 1", "embeddings-sqrt-scale"),
+    Edit("encoder_layer_norm_used", EMBEDDINGS, (("return parts.LayerNorm(summed)",
+                                                  "return model.encoder.layer[0].attention.output.LayerNorm(summed)"),),
+         "the first encoder layer's LayerNorm instead of the embeddings' own", "embeddings-wrong-layer-norm"),
+    Edit("positions_cached_by_length", EMBEDDINGS,
+         (("def input_embeddings(", "_POSITIONS = {}  # position vectors by sequence length, computed once\n\n\n"
+                                    "def input_embeddings("),
+          (POSITIONS + "\n", POSITIONS + "\n    if input_ids.shape[1] not in _POSITIONS:\n"
+                             "        _POSITIONS[input_ids.shape[1]] = parts.position_embeddings(positions)\n"),
+          ("parts.position_embeddings(positions)\n              +", "_POSITIONS[input_ids.shape[1]]\n              +")),
+         "position vectors cached by length in a global: a later model gets the first one's", "embeddings-state"),
+    # get_attention_maps
+    Edit("maps_layers_and_heads_swapped", MAPS, ((STACK, "attn = torch.stack(outputs.attentions, dim=2)[0].cpu()"),),
+         "layers stacked on dim 2: (H, L, T, T)", "maps-values"),
+    Edit("eval_after_the_forward", MAPS, (("    model.eval()\n    encoded", "    encoded"),
+                                          ("    " + STACK, "    model.eval()\n    " + STACK)),
+         "model.eval() called after the forward pass: the maps of a training model carry dropout", "maps-no-eval"),
+    Edit("special_tokens_not_added", MAPS, (('tokenizer(text, return_tensors="pt")',
+                                             'tokenizer(text, return_tensors="pt", add_special_tokens=False)'),),
+         "tokenised with add_special_tokens=False: no [CLS] or [SEP] in the model's input", "tokens-no-specials"),
+    # attention_entropy
+    Edit("zeros_replaced_by_one_in_place", ENTROPY, ((XLOGY, "attn[attn == 0] = 1.0  # ln 1 = 0: the zeros then add nothing\n"
+                                                             "    return -(attn * attn.log()).sum(dim=-1)"),),
+         "the zeros of the caller's maps set to 1 in place to avoid log(0)", "entropy-input-modified"),
+    Edit("nan_entropy_set_to_zero", ENTROPY, ((XLOGY, "return torch.nan_to_num(-(attn * attn.log()).sum(dim=-1))"),),
+         "p ln p NaN at p = 0 hidden by nan_to_num: any row with a zero gets entropy 0", "entropy-nan-at-zero"),
+    # head_pattern_scores
+    Edit("cls_total_over_queries", PATTERNS, (('"cls": attn[..., :, 0].mean(dim=-1)', '"cls": attn[..., :, 0].sum(dim=-1)'),),
+         "the [CLS] column summed over the queries, not averaged", "pattern-values"),
+    Edit("future_over_t_minus_1_queries", PATTERNS, (("torch.triu(attn, diagonal=1).sum(dim=-1).mean(dim=-1)",
+                                                      "torch.triu(attn, diagonal=1).sum(dim=(-2, -1)) / (attn.shape[-1] - 1)"),),
+         "future divided by T - 1 (the queries that have a later token), not by T", "pattern-values"),
+    # top_heads
+    Edit("top_k_hard_coded", TOP, (("best = torch.topk(scores.flatten(), k).indices",
+                                    "best = torch.topk(scores.flatten(), 3).indices"),),
+         "k ignored: always the top 3, as in the notebook's demo", "argument-ignored"),
+    # capture_qkv
+    Edit("hooks_bound_late", CAPTURE, (('    handles = [getattr(attention, name).register_forward_hook(keep(name)) for name in ("query", "key", "value")]\n',
+                                        '    handles = [getattr(attention, name).register_forward_hook(\n'
+                                        '        lambda module, inputs, output: captured.__setitem__(name, output.detach()))\n'
+                                        '        for name in ("query", "key", "value")]\n'),),
+         "lambdas made in a comprehension: every hook stores under the last name, \"value\"", "hooks-late-binding"),
+    # recompute_attention
+    Edit("num_heads_hard_coded", RECOMPUTE, (("    head_dim = D // num_heads\n",
+                                              "    num_heads = 12  # MiniLM's heads\n    head_dim = D // num_heads\n"),),
+         "num_heads overwritten with MiniLM's 12", "argument-ignored"),
+    Edit("mask_multiplied_into_scores", RECOMPUTE, (("        scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)\n",
+                                                     "        scores = scores * torch.as_tensor(attention_mask, device=scores.device)[:, None, None, :]\n"),),
+         "scores multiplied by the mask: padding keys get score 0, not the minimum", "recompute-mask-missing"),
+    Edit("scaled_after_softmax", RECOMPUTE, ((" " + SCALE + "\n", "\n"),
+                                             ("weights = torch.softmax(scores, dim=-1)",
+                                              "weights = torch.softmax(scores, dim=-1) / math.sqrt(head_dim)")),
+         "the weights divided by sqrt(d) after the softmax instead of the scores before it", "recompute-scale"),
+    # attention_rollout
+    Edit("renormalised_before_mixing", ROLLOUT, ((MIX + RENORMALISE,
+                                                  "layers = layers / layers.sum(dim=-1, keepdim=True)\n        " + MIX),),
+         "rows of A renormalised before 0.5 A + 0.5 I instead of after", "rollout-not-renormalised"),
+    Edit("residual_argument_ignored", ROLLOUT, (("    if residual:\n        " + MIX + RENORMALISE,
+                                                 "    " + MIX + RENORMALISE[4:]),),
+         "the identity mixed in whatever residual says", "argument-ignored"),
+    # word_level_attention
+    Edit("none_counted_as_a_word", WORDS, (("words = int(ids.max()) + 1", "words = len(set(word_ids))"),),
+         "W = the number of distinct word_ids, None included: one word too many", "words-values"),
+    Edit("word_ids_changed_in_place", WORDS, (("    ids = torch.tensor([-1 if w is None else w for w in word_ids], device=attn.device)\n",
+                                               "    for t, w in enumerate(word_ids):\n        if w is None:\n"
+                                               "            word_ids[t] = -1\n"
+                                               "    ids = torch.tensor(word_ids, device=attn.device)\n"),),
+         "None replaced by -1 in the caller's word_ids list", "words-input-modified"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("cosine_by_vector_norm_and_einsum", COSINE, (("    " + UNIT + "\n    return unit @ unit.T\n",
+                                                       "    unit = X / torch.linalg.vector_norm(X, dim=-1, keepdim=True)\n"
+                                                       "    return torch.einsum(\"id,jd->ij\", unit, unit)\n"),),
+         "rows divided by torch.linalg.vector_norm, products by einsum"),
+    Edit("embeddings_by_functional_lookup", EMBEDDINGS,
+         (("token_type_ids = torch.zeros_like(input_ids)", "token_type_ids = input_ids.new_zeros(input_ids.shape)"),
+          (POSITIONS, "positions = torch.arange(input_ids.shape[1], device=input_ids.device).expand_as(input_ids)"),
+          (SUMMED, "    summed = (F.embedding(input_ids, parts.word_embeddings.weight)\n"
+                   "              + F.embedding(positions, parts.position_embeddings.weight)\n"
+                   "              + F.embedding(token_type_ids, parts.token_type_embeddings.weight))\n")),
+         "F.embedding on the three tables, positions expanded to (B, T)"),
+    Edit("maps_with_no_grad_decorator", MAPS, (("def get_attention_maps(", "@torch.no_grad()\ndef get_attention_maps("),
+                                               ("    model.eval()\n", "    model.train(False)\n"),
+                                               ("    with torch.no_grad():\n        outputs = model(**encoded, output_attentions=True)\n",
+                                                "    outputs = model(**encoded, output_attentions=True)\n")),
+         "torch.no_grad() as a decorator, eval mode by model.train(False)"),
+    Edit("entropy_with_finite_log", ENTROPY, ((XLOGY, "return -(attn * attn.log().nan_to_num()).sum(dim=-1)"),),
+         "log(0) = -inf made the dtype's lowest finite value, so 0 * it is 0"),
+    Edit("patterns_by_slicing", PATTERNS, ((PREVIOUS_NEXT, '{"previous": torch.diagonal(attn[..., 1:, :-1], dim1=-2, dim2=-1).mean(dim=-1),\n'
+                                                           '            "self": diagonal(0),\n'
+                                                           '            "next": torch.diagonal(attn[..., :-1, 1:], dim1=-2, dim2=-1).mean(dim=-1),'),),
+         "previous and next as the main diagonals of the shifted maps"),
+    Edit("capture_with_exit_stack", CAPTURE, (("    try:\n        model.eval()\n        with torch.no_grad():\n"
+                                               "            model(**encoded)\n    finally:\n" + REMOVE,
+                                               "    with contextlib.ExitStack() as stack:\n"
+                                               "        for handle in handles:\n"
+                                               "            stack.enter_context(handle)  # a RemovableHandle removes itself on exit\n"
+                                               "        model.eval()\n        with torch.no_grad():\n"
+                                               "            model(**encoded)\n"),
+                                              ("    attention = model", "    import contextlib\n\n    attention = model")),
+         "the handles entered in a contextlib.ExitStack, which removes them on the way out, error or not"),
+    Edit("recompute_with_where", RECOMPUTE, (("== 0  # (B, 1, 1, T): keys", ".bool()  # (B, 1, 1, T): keys"),
+                                             ("padding = torch.as_tensor", "real = torch.as_tensor"),
+                                             ("        scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)\n",
+                                              "        scores = torch.where(real, scores, torch.finfo(scores.dtype).min)\n")),
+         "real keys as a bool mask, the others filled by torch.where"),
+    Edit("rollout_identity_on_the_diagonal", ROLLOUT, ((MIX, "layers = 0.5 * layers\n"
+                                                             "        layers.diagonal(dim1=-2, dim2=-1).add_(0.5)\n"),),
+         "0.5 added in place to the diagonal of the halved (new) head means"),
+    Edit("words_by_index_add", WORDS, (("    pieces = (ids[None, :] == torch.arange(words, device=attn.device)[:, None]).to(attn.dtype)  # (W, T)\n"
+                                        "    " + WORDS_RETURN + "\n",
+                                        "    keep = ids >= 0\n"
+                                        "    to_words = torch.zeros(attn.shape[0], words, dtype=attn.dtype, device=attn.device)\n"
+                                        "    to_words.index_add_(1, ids[keep], attn[:, keep])  # (T, W): summed over key pieces\n"
+                                        "    summed = torch.zeros(words, words, dtype=attn.dtype, device=attn.device)\n"
+                                        "    summed.index_add_(0, ids[keep], to_words[keep])  # (W, W): summed over query pieces\n"
+                                        "    return summed / torch.bincount(ids[keep], minlength=words).to(attn.dtype)[:, None]\n"),),
+         "index_add_ over the kept tokens' word ids, then divided by each word's piece count"),
+)

@@ -147,24 +147,13 @@ class StandInNorm(nn.Module):
         return torch.tanh(x - x.mean(-1, keepdim=True)) + self.offset
 
 
-EMBEDDINGS_ARGS = ("vocab_size", "d_model", "max_length", "dropout")  # TransformerEmbeddings.__init__
-BLOCK_ARGS = ("d_model", "num_heads", "d_ff", "dropout")  # TransformerBlock.__init__
-
-
-def _given(args: tuple, kwargs: dict, names: tuple[str, ...], name: str, default):
-    """The value a stand-in's constructor got for parameter `name` of the signature `names` (after self)."""
-    bound = dict(zip(names, args)) | kwargs
-    return bound.get(name, default)
-
-
 @stand_in("TransformerEmbeddings")
 class StandInEmbeddings(nn.Module):
     """Token lookup plus position ramp, in place of TransformerEmbeddings; it records the dropout it was given."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, vocab_size: int, d_model: int, max_length: int = 512, dropout: float = 0.1, **others):
         super().__init__()
-        vocab_size, d_model = (_given(args, kwargs, EMBEDDINGS_ARGS, name, 0) for name in ("vocab_size", "d_model"))
-        self.dropout_given = float(_given(args, kwargs, EMBEDDINGS_ARGS, "dropout", 0.1))
+        self.dropout_given = float(dropout)
         self.tokens = StandInTokenEmbedding(vocab_size, d_model)
         self.positions = StandInPositionalEncoding(d_model)
 
@@ -177,10 +166,11 @@ class StandInBlock(nn.Module):
     """Masked averaging with a residual, in place of TransformerBlock; it records the last mask it got (None for
     none) and the dropout it was given, and uses no mask at all if `use_mask` is False."""
 
-    def __init__(self, *args, seed: int = 204, use_mask: bool = True, **kwargs):
+    def __init__(self, d_model: int = 0, num_heads: int = 0, d_ff: int = 0, dropout: float = 0.1, *, seed: int = 204,
+                 use_mask: bool = True, **others):  # TransformerBlock's signature, and the probe's own keywords
         super().__init__()
         self.seed, self.use_mask, self.mask = seed, use_mask, None
-        self.dropout_given = float(_given(args, kwargs, BLOCK_ARGS, "dropout", 0.1))
+        self.dropout_given = float(dropout)
 
     @property
     def mask_shape(self) -> tuple:
@@ -867,7 +857,9 @@ def training_batches(n: int, seed: int, batch_size: int = 4) -> list[dict[str, t
     ]
 
 
-HISTORY_KEYS = ("train_loss", "train_acc", "val_loss", "val_acc")
+def history_keys() -> tuple[str, ...]:
+    """The keys of the history train_transformer returns (the notebook's names, published: not probe data)."""
+    return "train_loss", "train_acc", "val_loss", "val_acc"
 
 
 def _fresh_classifier() -> nn.Module:
@@ -895,7 +887,7 @@ def _trained(ns: Namespace, train_size: int, num_epochs: int, learning_rate: flo
                                                     learning_rate=learning_rate)
     if not isinstance(history, dict):
         raise TypeError(f"train_transformer must return the history dict, got {type(history).__name__}.")
-    values = {key: list(history.get(key, [])) for key in HISTORY_KEYS}
+    values = {key: list(history.get(key, [])) for key in history_keys()}
     floats = all(isinstance(v, numbers.Real) for listed in values.values() for v in listed)
     return model, {**{key: np.array([_number(v) for v in listed], dtype=float) for key, listed in values.items()},
                    "floats": np.array(floats)}
@@ -928,7 +920,7 @@ def _replay(num_epochs: int, learning_rate: float, *, optimizer: str = "adamw", 
             "sgd": lambda: torch.optim.SGD(model.parameters(), lr=learning_rate),
             "sgd_decay": lambda: torch.optim.SGD(model.parameters(), lr=learning_rate, weight_decay=0.01)}[optimizer]
     step = make()
-    history = {key: [] for key in HISTORY_KEYS}
+    history = {key: [] for key in history_keys()}
     for epoch in range(num_epochs):
         if train_mode:
             model.train()
@@ -948,7 +940,7 @@ def _replay(num_epochs: int, learning_rate: float, *, optimizer: str = "adamw", 
             correct += (logits.argmax(-1) == batch["labels"]).sum().item()
             total += len(batch["labels"])
         val_loss, val_acc = _trusted_evaluate(model, val)
-        for key, value in zip(HISTORY_KEYS, (sum(losses) / len(losses), correct / total, val_loss, val_acc)):
+        for key, value in zip(history_keys(), (sum(losses) / len(losses), correct / total, val_loss, val_acc)):
             history[key].append(value)
     return model, {key: np.array(value) for key, value in history.items()}
 
