@@ -15,8 +15,9 @@ the corpus the rules were written with; FRESH_MUTANTS and FRESH_ALTERNATIVES,
 written after the rules were frozen and then used to adjust them; and
 HELD_OUT_MUTANTS and HELD_OUT_ALTERNATIVES, written after that adjustment
 (their figures say how the rules do on the next student's mistakes). Prints
-the table per piece and the figures per set; exits 1 when a mutant is missed,
-an alternative rejected, more than WRONG_NAME_LIMIT of a set's caught mutants
+the table per piece and the figures per set; exits 1 when a mutant of a set
+that must catch all (ALL_CAUGHT) is missed, an alternative of any set is
+rejected, more than WRONG_NAME_LIMIT of a set's caught mutants
 are named wrong, fewer than its NAMED_TARGET are named right, or a message
 names one of the grader's stand-ins.
 """
@@ -231,7 +232,8 @@ def summary(name: str, figures: Figures) -> str:
     n, caught = len(figures.mutants), figures.count("caught")
     return (f"{name} mutants: {n}, caught {figures.count('caught')} ({share(caught, n)}), "
             f"named right {figures.count('named_right')} ({share(figures.count('named_right'), n)}, target "
-            f"{NAMED_TARGET[name]:.0%}{'' if ALL_CAUGHT[name] else ', reported'}), named wrong {figures.count('named_wrong')} "
+            f"{NAMED_TARGET[name]:.0%}{'' if ALL_CAUGHT[name] else ', reported'}), "
+            f"named wrong {figures.count('named_wrong')} "
             f"({share(figures.count('named_wrong'), caught)} of caught, limit {WRONG_NAME_LIMIT:.0%}), "
             f"observational {figures.count('observational')}; alternatives accepted "
             f"{figures.count('accepted')}/{len(figures.alternatives)}")

@@ -142,6 +142,9 @@ MISTAKES = {
     "gpt-forward": "logits = head(ln_f(blocks(tok_emb(idx) + pos_emb(positions)))), each block given the causal mask.",
     "gpt-mask": "Build the mask with causal_mask(T, idx.device) and give it to every block: without it (or with one "
                 "in the wrong convention) each position reads the characters it must predict.",
+    "default-changed": "Keep the signature's defaults as given: TinyGPT(vocab_size, block_size, d_model=64, "
+                       "num_heads=4, num_layers=2, d_ff=256, dropout=0.1), passing d_model, num_heads, d_ff and "
+                       "dropout on to every DecoderBlock.",
     "gpt-too-long": "Raise a ValueError when T > block_size: there is no position embedding beyond it.",
     # lm_loss
     "loss-values": "Flatten logits to (B*T, V) and targets to (B*T,) for F.cross_entropy, which wants the classes in "
@@ -188,6 +191,7 @@ MISTAKES = {
     "generate-no-crop": "Crop the context to the last model.block_size ids at every step: idx[:, -model.block_size:].",
     "generate-position-0": "Take the logits of the LAST position, logits[:, -1, :]: it predicts the next id.",
     "generate-new-only": "Return the prompts with the new ids appended: shape (B, T + max_new_tokens).",
+    "generate-count": "Append exactly max_new_tokens ids, one per step: loop for _ in range(max_new_tokens).",
     "generate-grad": "Generate under torch.no_grad(): no step needs gradients, and with them every step keeps a graph "
                      "in memory.",
     "sampling-distribution": "Sample each id with torch.multinomial(next_token_probs(logits, temperature, top_k), 1, "
@@ -232,7 +236,8 @@ EVIDENCE = {"generate_sampling": sampling_evidence}
 
 # ---------------------------------------------------------------- checks
 
-MASK_CLUES = (Clue("row_sums"), Clue("like_reversed"), Clue("like_additive"), Clue("like_no_mask"))
+MASK_CLUES = (Clue("row_sums"), Clue("like_masked_query_axis"), Clue("like_reversed"), Clue("like_additive"),
+              Clue("like_no_mask"))
 
 
 def mask_diagnoses(output: str) -> tuple[Diagnosis, ...]:
@@ -240,7 +245,7 @@ def mask_diagnoses(output: str) -> tuple[Diagnosis, ...]:
     return (Diagnosis("mask-polarity", wrong=(output, "like_reversed")),
             Diagnosis("mask-added", wrong=(output, "like_additive")),
             Diagnosis("mask-ignored", wrong=(output, "like_no_mask")),
-            Diagnosis("softmax-axis", wrong=(output, "row_sums")))
+            Diagnosis("softmax-axis", wrong=(output, "like_masked_query_axis")))
 
 
 CHECKS = (
@@ -278,17 +283,21 @@ CHECKS = (
                         "not what it should be"),
         Expect("grad_finite", "masked-softmax-gradient",
                observed="with a row whose keys are all blocked, the gradient holds NaN or infinite values"),
-        Expect("nan_score_shows", "nan-repair-hides"),
+        Expect("nan_score_shows", "nan-repair-hides",
+               observed="a NaN score of an allowed key (a bug before masked_softmax) does not show as NaN in the "
+                        "weights"),
         Expect("far_blocked", "mask-after-softmax",
                observed="with the blocked scores far above the allowed ones (near +100 against -100), the weights "
                         "are not the softmax over the allowed keys"),
         Expect("large_scores", "softmax-overflow",
                observed="with scores near 100 (with a mask and without), the weights are not the softmax (NaN or "
                         "wrong values)"),
-    ), clues=(*MASK_CLUES, Clue("empty_rows_nan"), Clue("empty_rows_uniform"), Clue("like_after_softmax"),
+    ), clues=(*MASK_CLUES, Clue("nan_other_rows"), Clue("empty_rows_nan"), Clue("empty_rows_uniform"),
+              Clue("like_after_softmax"),
               Clue("like_no_max_shift")), diagnoses=(
         Diagnosis("fill-nan-row", wrong=("empty_rows", "empty_rows_nan"), right=("far_blocked", "large_scores")),
         Diagnosis("fill-value", wrong=("empty_rows", "empty_rows_uniform")),
+        Diagnosis("nan-repair-hides", wrong=("nan_score_shows",), right=("nan_other_rows", "weights", "empty_rows")),
         Diagnosis("mask-after-softmax", wrong=("empty_rows", "far_blocked", "like_after_softmax")),
         Diagnosis("softmax-overflow", wrong=("large_scores", "like_no_max_shift")),
         *mask_diagnoses("weights"),
@@ -300,11 +309,14 @@ CHECKS = (
                observed="on a single row of shape (T_k,), the entropy is not -sum_j p_j ln p_j (a 0-d tensor)"),
         Expect("zero_row", "entropy-zero-rows",
                observed="on a batch with an all-zero row, the entropies are not -sum_j p_j ln p_j (0 for that row)"),
-    ), clues=(Clue("finite"), Clue("like_log2"), Clue("like_over_queries"), Clue("like_normalised")), diagnoses=(
+    ), clues=(Clue("finite"), Clue("like_log2"), Clue("like_over_queries"), Clue("like_normalised"),
+              Clue("like_negated"), Clue("like_keepdim")), diagnoses=(
         Diagnosis("entropy-log-base", wrong=("entropy", "like_log2")),
         Diagnosis("entropy-nan-at-zero", wrong=("entropy", "finite")),
         Diagnosis("entropy-formula", wrong=("entropy", "like_over_queries")),
         Diagnosis("entropy-formula", wrong=("entropy", "like_normalised")),
+        Diagnosis("entropy-formula", wrong=("entropy", "like_negated")),
+        Diagnosis("entropy-formula", wrong=("entropy", "like_keepdim")),
         Diagnosis("entropy-zero-rows", wrong=("zero_row",), right=("entropy", "one_row")),
     )),
     Check("saturation_stats", "saturation_stats", (
@@ -352,12 +364,16 @@ CHECKS = (
         Expect("attention_output", "causal-mask-values",
                observed="nn.MultiheadAttention given the mask for T = 5 does not compute causal attention"),
         Expect("device", "mask-device"),
+        Expect("float_values", "causal-mask-values",
+               observed="the mask is a float tensor with values other than 0 (allowed) and -inf (blocked)"),
     ), clues=(Clue("dtype"), Clue("may_attend_convention"), Clue("diagonal_blocked"), Clue("float_zero_one"),
               Clue("has_nan")), diagnoses=(
         Diagnosis("mask-convention-may-attend", wrong=("blocked_4", "may_attend_convention")),
         Diagnosis("mask-diagonal-blocked", wrong=("blocked_4", "diagonal_blocked")),
         Diagnosis("mask-float-zero-one", wrong=("blocked_4", "float_zero_one")),
         Diagnosis("causal-mask-values", wrong=("attention_output", "has_nan")),
+        Diagnosis("causal-mask-values", wrong=("float_values",),
+                  right=("blocked_1", "blocked_4", "blocked_7", "attention_output")),
     )),
     Check("make_examples", "make_examples", (
         Expect("x", "examples-windows"),
@@ -367,8 +383,8 @@ CHECKS = (
                         "data[s+1 : s+T+1]"),
         Expect("dtypes", "examples-dtype"),
     ), clues=(Clue("targets_like_inputs"), Clue("targets_shifted_by_2"), Clue("targets_rolled")), diagnoses=(
-        Diagnosis("targets-not-shifted", wrong=("y", "targets_like_inputs")),
-        Diagnosis("targets-shifted-by-2", wrong=("y", "targets_shifted_by_2")),
+        Diagnosis("targets-not-shifted", wrong=("y", "targets_like_inputs"), right=("x",)),
+        Diagnosis("targets-shifted-by-2", wrong=("y", "targets_shifted_by_2"), right=("x",)),
         Diagnosis("examples-windows", wrong=("y", "targets_rolled")),
     )),
     Check("decoder_block", "DecoderBlock", (
@@ -412,7 +428,11 @@ CHECKS = (
                         "head(ln_f(blocks(tok_emb(idx) + pos_emb(0..T-1))))"),
         Expect("positions_on_device", "gpt-embeddings"),
         Expect("mask_on_device", "gpt-mask"),
-    ), clues=(Clue("block_input"), Clue("short_block_input"), Clue("input_like_scaled"), Clue("like_no_final_norm"),
+        Expect("defaults", "default-changed",
+               observed="built with only vocab_size and block_size, the model does not make num_layers=2 blocks of "
+                        "d_model=64, num_heads=4, d_ff=256 and dropout=0.1, the signature's defaults"),
+    ), clues=(Clue("dropout_passed"), Clue("arguments_passed"), Clue("block_input"), Clue("short_block_input"),
+              Clue("input_like_scaled"), Clue("like_no_final_norm"),
               Clue("masks_causal"), Clue("blocks_share_input"), Clue("value_error_at_block_size")),
         diagnoses=(
         Diagnosis("gpt-mask", wrong=("logits", "masks_causal")),
@@ -425,6 +445,9 @@ CHECKS = (
         Diagnosis("gpt-no-final-norm", wrong=("logits", "like_no_final_norm"), right=("block_input",)),
         Diagnosis("gpt-head-not-tied", wrong=("logits", "head_tied")),
         Diagnosis("gpt-too-long", wrong=("logits", "value_error_at_block_size")),
+        Diagnosis("default-changed", wrong=("defaults",),
+                  right=("dropout_passed", "arguments_passed", "logits", "kinds", "blocks_made",
+                         "blocks_registered")),
     )),
     Check("tiny_gpt_causal", "TinyGPT.forward", (
         Expect("masks_given", "gpt-mask"),
@@ -464,7 +487,7 @@ CHECKS = (
         Expect("seed_5_parameters", "seed-ignored",
                observed="after 7 steps with seed 5, the parameters are not those expected"),
     ), clues=(Clue("like_adam"), Clue("like_no_zero_grad"), Clue("like_eval_mode"), Clue("like_same_batch"),
-              Clue("like_new_optimizer"), Clue("learning_rate_used"), Clue("val_like_train"),
+              Clue("like_new_optimizer"), Clue("learning_rate_used"), Clue("trained"), Clue("val_like_train"),
               Clue("seed_5_like_default")),
         diagnoses=(
         Diagnosis("adam-not-adamw", wrong=("final_parameters", "like_adam")),
@@ -472,10 +495,10 @@ CHECKS = (
         Diagnosis("no-train-mode", wrong=("final_parameters", "like_eval_mode")),
         Diagnosis("same-batch-every-step", wrong=("final_parameters", "like_same_batch")),
         Diagnosis("optimizer-recreated", wrong=("final_parameters", "like_new_optimizer")),
-        Diagnosis("learning-rate-ignored", wrong=("final_parameters", "learning_rate_used")),
+        Diagnosis("learning-rate-ignored", wrong=("final_parameters", "learning_rate_used"), right=("trained",)),
         Diagnosis("validates-on-train", wrong=("val_loss", "val_like_train")),
         Diagnosis("seed-ignored", wrong=("seed_5_parameters",), right=("final_parameters",)),
-        Diagnosis("seed-ignored", wrong=("seed_5_parameters", "seed_5_like_default")),
+        Diagnosis("seed-ignored", wrong=("seed_5_parameters", "seed_5_like_default"), right=("trained",)),
     )),
     Check("next_token_probs", "next_token_probs", (
         Expect("plain", "probs-values", observed="at temperature 1 without top_k, the probabilities differ from "
@@ -492,13 +515,14 @@ CHECKS = (
                                                    "those expected"),
         Expect("logits_unchanged", "modifies-argument"),
     ), clues=(Clue("top_3_sums"), Clue("like_multiplied"), Clue("like_unnormalised"), Clue("like_k_minus_1"),
-              Clue("like_k_plus_1")), diagnoses=(
+              Clue("like_k_plus_1"), Clue("like_other_k")), diagnoses=(
         Diagnosis("temperature-multiplied", wrong=("cold", "like_multiplied")),
         Diagnosis("top-k-not-renormalised", wrong=("hot_top_3", "top_3_sums"), right=("plain",)),
         Diagnosis("top-k-not-renormalised", wrong=("hot_top_3", "like_unnormalised")),
         Diagnosis("top-k-values", wrong=("hot_top_3", "like_k_minus_1")),
         Diagnosis("top-k-values", wrong=("hot_top_3", "like_k_plus_1")),
-        Diagnosis("top-k-too-large", wrong=("top_20",), right=("plain",)),
+        Diagnosis("top-k-values", wrong=("hot_top_3", "like_other_k")),
+        Diagnosis("top-k-too-large", wrong=("top_20",), right=("plain", "hot_top_3")),
     )),
     Check("generate_greedy", "generate", (
         Expect("greedy", "generate-greedy",
@@ -506,12 +530,15 @@ CHECKS = (
         Expect("long_prompt", "generate-no-crop",
                observed="greedy decoding from a prompt longer than block_size does not give the expected ids"),
         Expect("grad_off", "generate-grad"),
-    ), clues=(Clue("like_position_0"), Clue("like_first_ids"), Clue("uncropped"), Clue("new_only")), diagnoses=(
+    ), clues=(Clue("like_position_0"), Clue("like_first_ids"), Clue("uncropped"), Clue("new_only"),
+              Clue("other_count"), Clue("like_short_crop")), diagnoses=(
         Diagnosis("generate-no-crop", wrong=("greedy", "uncropped")),
         Diagnosis("generate-no-crop", wrong=("long_prompt", "uncropped")),
         Diagnosis("generate-no-crop", wrong=("greedy", "like_first_ids")),
+        Diagnosis("generate-no-crop", wrong=("greedy", "like_short_crop")),
         Diagnosis("generate-position-0", wrong=("greedy", "like_position_0")),
         Diagnosis("generate-new-only", wrong=("greedy", "new_only")),
+        Diagnosis("generate-count", wrong=("greedy", "other_count")),
     )),
     Check("generate_sampling", "generate", (
         Expect("cool_top_3_shape", "generate-new-only",

@@ -129,6 +129,7 @@ class StandInBlock(nn.Module):
         seed = 300 + len(StandInBlock.made)
         self.register_buffer("W", randn(seed, 3, d_model, d_model) / math.sqrt(d_model))
         self.last_mask, self.last_input, self.calls, self.mask_devices = None, None, 0, []
+        self.arguments = dict(zip(("d_model", "num_heads", "d_ff", "dropout"), (d_model, *args))) | kwargs
 
     def forward(self, x, attn_mask=None, *args, **kwargs):
         attn_mask = kwargs.get("mask", attn_mask)
@@ -214,13 +215,16 @@ EMPTY_MASK = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [0, 0, 1, 0]]).expand(2, 
 
 def _mask_clues(weights: np.ndarray, scores: torch.Tensor, mask: torch.Tensor) -> dict[str, np.ndarray]:
     """Clues to a masked softmax's mistake: the sums of its rows that allow a key (only when there are weights:
-    an error is no evidence of a wrong axis), and whether its weights are those of the opposite mask, of the mask
-    added to the scores, or of no mask at all."""
+    an error is no evidence of a wrong axis), and whether its weights are those of the usual masked softmax taken
+    over the queries, of the opposite mask, of the mask added to the scores, or of no mask at all."""
     sums = {}
     if weights.dtype.kind == "f" and weights.shape == tuple(scores.shape):
         any_allowed = (torch.as_tensor(mask) != 0).any(dim=-1).expand(scores.shape[:-1]).numpy()
         sums["row_sums"] = weights.sum(axis=-1)[any_allowed]
-    return sums | {"like_reversed": like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
+    allowed = torch.as_tensor(mask) != 0
+    over_queries = torch.softmax(scores.masked_fill(~allowed, torch.finfo(scores.dtype).min), dim=-2) * allowed
+    return sums | {"like_masked_query_axis": like_with_nan(weights, over_queries),
+                   "like_reversed": like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
                    "like_additive": like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype),
                                                                 dim=-1)),
                    "like_no_mask": like(weights, torch.softmax(scores, dim=-1))}
@@ -288,9 +292,10 @@ def _softmax_without_max_shift(scores: torch.Tensor, mask=None) -> torch.Tensor:
 def probe_masked_softmax_empty_rows(ns):
     """A mask with a row that allows nothing: the weights, that row alone, and the gradient of a fixed weighted
     sum of the weights (finite, 0 for the empty row); whether a NaN score of an allowed key (a bug upstream) still
-    shows as NaN; the weights at large magnitudes: blocked scores far above the allowed ones, and scores near 100
-    (with a mask and without); clues: whether the empty row is NaN or uniform, whether the weights are those of a
-    softmax masked afterwards and renormalised, or of exp(x) / exp(x).sum(), and the mask's."""
+    shows as NaN, and the weights of that call's other rows; the weights at large magnitudes: blocked scores far
+    above the allowed ones, and scores near 100 (with a mask and without); clues: whether the empty row is NaN or
+    uniform, whether the weights are those of a softmax masked afterwards and renormalised, or of
+    exp(x) / exp(x).sum(), and the mask's."""
     masked_softmax = require(ns, "masked_softmax")
     leaf = randn(11, 2, 3, 4).requires_grad_()
     scores = leaf * 1.0  # not a leaf: an in-place change of it is another output's business (masked_softmax_values)
@@ -317,13 +322,15 @@ def probe_masked_softmax_empty_rows(ns):
     out["grad_finite"] = np.array(leaf.grad is not None and bool(torch.isfinite(leaf.grad).all()))
     broken = randn(13, 3, 4).index_put((torch.tensor([0]), torch.tensor([1])), torch.tensor(float("nan")))
     out["nan_score_shows"] = flag(lambda: torch.isnan(masked_softmax(broken, EMPTY_MASK[0])[0]).any(), True)
+    out["nan_other_rows"] = caught(lambda: masked_softmax(broken.clone(), EMPTY_MASK[0].clone())[1:])
     return out
 
 
 @probe("attention_entropy")
 def probe_attention_entropy(ns):
     """Entropies of rows with zeros, batched and of one row, and of a batch with an all-zero row (as masked_softmax
-    gives); clues: whether the entropies have NaN, are in bits, summed over the queries or divided by ln T_k."""
+    gives); clues: whether the entropies have NaN, are in bits, summed over the queries, divided by ln T_k, of the
+    opposite sign, or of shape (..., T_q, 1)."""
     entropy = require(ns, "attention_entropy")
     weights = torch.softmax(randn(20, 2, 3, 6) * 2, dim=-1)
     weights[0, 1] = torch.tensor([0.5, 0.0, 0.25, 0.0, 0.25, 0.0])
@@ -337,6 +344,8 @@ def probe_attention_entropy(ns):
     out["like_log2"] = like(out["entropy"], trusted_entropy(weights) / math.log(2))
     out["like_over_queries"] = like(out["entropy"], -xlogy.sum(dim=-2))
     out["like_normalised"] = like(out["entropy"], trusted_entropy(weights) / math.log(weights.shape[-1]))
+    out["like_negated"] = like(out["entropy"], -trusted_entropy(weights))
+    out["like_keepdim"] = like(out["entropy"], trusted_entropy(weights)[..., None])
     return out
 
 
@@ -431,7 +440,8 @@ def _mha_output(mask) -> torch.Tensor:
 @probe("causal_mask")
 def probe_causal_mask(ns):
     """Which keys nn.MultiheadAttention blocks with the mask for T = 1, 4, 7, what it computes with the mask for
-    T = 5, whether the mask is made on the device asked for (meta: no memory, and never the default); clues: the
+    T = 5, whether the mask is made on the device asked for (meta: no memory, and never the default), whether a
+    float mask holds only 0 and -inf (as the visible test asks); clues: the
     mask's dtype, whether it is one of the usual wrong masks, and whether it holds NaN."""
     causal_mask = require(ns, "causal_mask")
     out = {f"blocked_{T}": caught(lambda T=T: blocked_by(causal_mask(T))) for T in (1, 4, 7)}
@@ -447,6 +457,8 @@ def probe_causal_mask(ns):
                                           and set(mask.unique().tolist()) <= {0.0, 1.0}))
     out["has_nan"] = np.array(bool(isinstance(mask, torch.Tensor) and mask.is_floating_point()
                                    and torch.isnan(mask).any()))
+    out["float_values"] = np.array(bool(not (isinstance(mask, torch.Tensor) and mask.is_floating_point())
+                                        or set(mask.unique().tolist()) <= {0.0, -math.inf}))
     return out
 
 
@@ -618,8 +630,10 @@ def probe_tiny_gpt(ns):
     positions and the mask are made on the device of idx; clues: what the first block got (token + position
     embeddings, or scaled by sqrt(d_model)), also at T = 4, whether every block got the causal mask, whether the
     blocks all read the same input (not chained), the logits without the final norm, and whether the full-length
-    input raised a ValueError."""
+    input raised a ValueError; the arguments the blocks got; built with the signature's defaults, the blocks it
+    makes and the arguments they get, and the dropout they get when one is given."""
     model, blocks, out = _gpt(ns)
+    out["arguments_passed"] = caught(lambda: _arguments(blocks))
     pos_emb = getattr(model, "pos_emb", None)
     out["position_rows"] = np.array(getattr(getattr(pos_emb, "weight", None), "shape", (-1,))[0])
     with torch.no_grad():
@@ -642,7 +656,27 @@ def probe_tiny_gpt(ns):
                 hidden = block(hidden, trusted_causal_mask(6))
             out["like_no_final_norm"] = like(out["logits"], hidden @ model.tok_emb.weight.T)
     out["short_block_input"] = _first_block_input(ns, IDS[:, :4])
-    return out | _on_meta(model, blocks)
+    out |= _on_meta(model, blocks)
+    out["defaults"] = caught(lambda: _block_arguments(ns))
+    out["dropout_passed"] = caught(lambda: _block_arguments(ns, dropout=0.3)[-1:])
+    return out
+
+
+def _block_arguments(ns: Namespace, **given) -> np.ndarray:
+    """A TinyGPT built with only vocab_size and block_size (and `given`): how many blocks it made, its token
+    embedding's width, and the num_heads, d_ff and dropout its first block got (_arguments)."""
+    StandInBlock.made = []
+    model = require(ns, "TinyGPT")(GPT_SIZES["vocab_size"], GPT_SIZES["block_size"], **given)
+    blocks = list(StandInBlock.made)
+    width = getattr(getattr(getattr(model, "tok_emb", None), "weight", None), "shape", (0, math.nan))[1]
+    return np.array([float(len(blocks)), float(width)] + list(_arguments(blocks)[1:]))
+
+
+def _arguments(blocks: list[StandInBlock]) -> np.ndarray:
+    """The d_model, num_heads, d_ff and dropout the first block got (dropout: DecoderBlock's default 0.1 when not
+    given; NaN for an argument it did not get)."""
+    got = {"dropout": 0.1} | (blocks[0].arguments if blocks else {})
+    return np.array([float(got.get(name, math.nan)) for name in ("d_model", "num_heads", "d_ff", "dropout")])
 
 
 @probe("tiny_gpt_causal")
@@ -767,8 +801,8 @@ def _trained(ns: Namespace, seed: int | None = None, **changes) -> tuple[nn.Modu
 @probe("train_lm")
 def probe_train_lm(ns):
     """History and final parameters of a short run (default seed), the final parameters with seed 5; clues:
-    the final parameters the usual mistakes give, whether another learning rate or seed changes them, and whether
-    the validation losses are the training losses."""
+    the final parameters the usual mistakes give, whether training changed them at all, whether another learning
+    rate or seed changes them, and whether the validation losses are the training losses."""
     model, history = _trained(ns)
     out = {"history_keys": np.array(sorted(map(str, history)))}
     out |= {key: caught(lambda key=key: np.array([float(v) for v in history[key]]))
@@ -781,6 +815,7 @@ def probe_train_lm(ns):
         out[f"like_{name}"] = like(out["final_parameters"], _replay(ns, **options))
     out["val_like_train"] = like(out["val_loss"], out["train_loss"])
     out["seed_5_like_default"] = like(out["seed_5_parameters"], out["final_parameters"], atol=0)
+    out["trained"] = ~like(out["final_parameters"], _parameters(_stand_in_lm()), atol=0)
     out["learning_rate_used"] = ~like(_parameters(_trained(ns, learning_rate=0.02)[0]), out["final_parameters"], atol=0)
     return out
 
@@ -794,7 +829,8 @@ LOGITS = randn(110, 3, 8) * 2
 def probe_next_token_probs(ns):
     """Probabilities at several temperatures and top-k (one above the vocabulary size), batched and of one row,
     each call on its own copy of the logits; whether the caller's logits were left as they were; clues: the row
-    sums, a temperature multiplied in, top-k applied after the softmax, and k - 1 or k + 1 logits kept."""
+    sums, a temperature multiplied in, top-k applied after the softmax, and k - 1, k + 1 or another number of
+    logits kept (fewer than all)."""
     probs = require(ns, "next_token_probs")
 
     def call(logits, *args):
@@ -813,6 +849,8 @@ def probe_next_token_probs(ns):
     out["like_unnormalised"] = like(out["hot_top_3"], torch.softmax(LOGITS / 2.0, dim=-1) * (trusted_probs(LOGITS, 2.0, 3) > 0))
     out["like_k_minus_1"] = like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 2))
     out["like_k_plus_1"] = like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 4))
+    out["like_other_k"] = np.array(any(bool(like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, k)))
+                                       for k in range(1, LOGITS.shape[-1]) if k != 3))
     return out
 
 
@@ -828,28 +866,45 @@ def _with_trusted_probs(ns: Namespace) -> Callable:
 
 
 def _trusted_greedy(model: nn.Module, idx: torch.Tensor, steps: int, position: int = -1,
-                    first_ids: bool = False) -> torch.Tensor:
-    """Greedy decoding; `position` 0 or `first_ids` (the context cropped to its first block_size ids) are mistakes."""
+                    first_ids: bool = False, crop: int | None = None) -> torch.Tensor:
+    """Greedy decoding; `position` 0, `first_ids` (the context cropped to its first block_size ids) or a `crop`
+    shorter than block_size are mistakes."""
     for _ in range(steps):
-        context = idx[:, :model.block_size] if first_ids else idx[:, -model.block_size:]
+        context = idx[:, :model.block_size] if first_ids else idx[:, -(crop or model.block_size):]
         idx = torch.cat([idx, model(context)[:, position].argmax(-1, keepdim=True)], dim=1)
     return idx
+
+
+def _greedy_of_other_length(got: np.ndarray, model: nn.Module, prompts: torch.Tensor, steps: int) -> bool:
+    """Whether `got` is the prompts and their right greedy ids, but more or fewer of them than `steps`."""
+    length = prompts.shape[1]
+    if got.ndim != 2 or got.dtype.kind not in "iuf" or got.shape[0] != len(prompts) \
+            or got.shape[1] in (length, length + steps) or got.shape[1] < length:
+        return False
+    with torch.no_grad():
+        return bool(np.array_equal(got, to_array(_trusted_greedy(model, prompts, got.shape[1] - length))))
 
 
 @probe("generate_greedy")
 def probe_generate_greedy(ns):
     """Greedy continuations of a scripted model from a short and a long prompt; whether gradients were off;
     clues: the logits of position 0, the context cropped to its first ids, an error of the model about an
-    uncropped context, only new ids returned."""
+    uncropped context, the context cropped shorter than block_size, only the right new ids returned, the right
+    greedy ids but another number of them."""
     generate = _with_trusted_probs(ns)
     model, prompts, long_prompts = ScriptedLM(), torch.tensor([[1, 4, 2], [6, 0, 3]]), IDS[:, :6] % 7
     out = {"greedy": caught(lambda: generate(model, prompts, 6, greedy=True)),
            "long_prompt": caught(lambda: generate(model, long_prompts, 3, greedy=True))}
     out["grad_off"] = np.array(bool(model.grad_enabled) and not any(model.grad_enabled))
-    out["new_only"] = np.array(out["greedy"].shape == (2, 6))
+    with torch.no_grad():
+        right_new_ids = to_array(_trusted_greedy(model, prompts, 6))[:, 3:]
+    out["new_only"] = np.array(bool(out["greedy"].shape == (2, 6) and np.array_equal(out["greedy"], right_new_ids)))
+    out["other_count"] = np.array(_greedy_of_other_length(out["greedy"], model, prompts, 6))
     with torch.no_grad():
         out["like_position_0"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, position=0))
         out["like_first_ids"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, first_ids=True))
+        out["like_short_crop"] = np.array(any(bool(like(out["greedy"], _trusted_greedy(model, prompts, 6, crop=c)))
+                                              for c in range(1, model.block_size)))
     out["uncropped"] = np.array("crop it to the last block_size" in str(out["greedy"]) + str(out["long_prompt"]))
     return out
 
@@ -886,15 +941,16 @@ def probe_generate_sampling(ns):
             continue
         out[f"{name}_shape"] = np.array(tuple(ids.shape))
         out[f"{name}_new_only"] = np.array(tuple(ids.shape) == (SAMPLED_ROWS, 3))
+        out[f"{name}_prompt_kept"] = np.array(bool(ids.ndim == 2 and ids.shape[0] == SAMPLED_ROWS and ids.shape[1] >= 2
+                                                   and torch.equal(ids[:, :2], prompts)))
+        again = generate(model, prompts, 3, generator=generator(7), **setting)
+        out[f"{name}_repeatable"] = np.array(bool(torch.equal(again, ids)))
         if tuple(ids.shape) != (SAMPLED_ROWS, 5):
             continue
         out[f"{name}_frequencies"] = _sample_frequencies(ids, 2)
-        out[f"{name}_prompt_kept"] = np.array(bool(torch.equal(ids[:, :2], prompts)))
         if setting.get("top_k"):
             allowed = trusted_probs(model.table[ids[:, 1:4]], **setting) > 0  # (rows, 3 steps, V)
             out[f"{name}_outside_top_k"] = np.array(int((~allowed.gather(-1, ids[:, 2:5, None])).sum()))
-        again = generate(model, prompts, 3, generator=generator(7), **setting)
-        out[f"{name}_repeatable"] = np.array(bool(torch.equal(again, ids)))
     out["default_generator"] = _follows_global_seed(generate, model)
     return out
 

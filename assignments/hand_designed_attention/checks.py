@@ -96,6 +96,15 @@ MISTAKES = {
                          "against keys holding its own token, above the CLS key.",
     "challenge-cls-value": "The output of a token that occurs once is (almost) the value of CLS: give CLS a value "
                            "with the sign of \"occurs once\", as large as the tokens' values.",
+    "forward-returns-tuple": "forward returns one tensor, the output (seq_len, v_dim); reference_attention also "
+                             "returns the weights, but the module must not (callers multiply, compare and train on "
+                             "model(seq) directly).",
+    "output-squeezed": "Return the (seq_len, v_dim) result as it is: .squeeze() drops the dimensions of size 1, so a "
+                       "sequence of one token or a layer with v_dim = 1 returns the wrong shape.",
+    "zero-init": "Keep nn.Linear's random initialisation: with Qm and Km both zero, the gradient of each is "
+                 "multiplied by the other, so both stay zero and the attention stays uniform however long you train.",
+    "arrays-aliased": "Your matrices are one array with several names (Km = Qm = Vm = np.eye(3)): scaling one in "
+                      "place (*=) scales them all. Create each matrix on its own, or .copy() it.",
     "challenge-blocks-overlap": "Give each block of Qm and Km columns of its own: blocks that share a column add "
                                 "cross scores between unrelated features (such as a token feature against a "
                                 "position feature).",
@@ -149,7 +158,7 @@ def _challenge_evidence(nb, runs: list) -> dict[str, np.ndarray]:
     """Challenge: whether lone and repeated tokens get the right sign, and whether the query of every lone token
     weighs CLS above itself and above every other key. runs: as for _token_evidence."""
     right = {1.0: True, -1.0: True}
-    cls_beats_self, cls_beats_others = True, True
+    cls_beats_self, cls_beats_others, self_first = True, True, True
     for _, target, out, weights in runs:
         for i, (value, wanted) in enumerate(zip(out[1:, 0], target[:, 0]), start=1):
             right[wanted] &= bool(np.sign(value) == wanted and abs(value) >= nb.MIN_SIZE)
@@ -157,8 +166,10 @@ def _challenge_evidence(nb, runs: list) -> dict[str, np.ndarray]:
                 cls_beats_self &= bool(weights[i, 0] > weights[i, i] + 1e-9)
                 rest = np.delete(weights[i], [0, i])
                 cls_beats_others &= bool(rest.size == 0 or weights[i, 0] > rest.max() + 1e-9)
+                self_first &= bool(weights[i, i] > np.delete(weights[i], i).max() + 1e-9)
     return {"lone_right": np.array(right[1.0]), "repeated_right": np.array(right[-1.0]),
-            "cls_beats_self": np.array(cls_beats_self), "cls_beats_others": np.array(cls_beats_others)}
+            "cls_beats_self": np.array(cls_beats_self), "cls_beats_others": np.array(cls_beats_others),
+            "lone_self_first": np.array(self_first)}
 
 
 def _blocks_apart(design: tuple, token_dim: int) -> tuple:
@@ -206,6 +217,9 @@ def _evidence(task: str, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray
     design = nb.as_design(task, returned)
     runs = [(ids, target, *nb.reference_attention(seq, *design)) for ids, seq, target in nb.all_examples(task)]
     found |= {"rule": np.array(report.verdict), "finite": np.array(all(np.isfinite(out).all() for *_, out, _ in runs))}
+    # Vm (the third matrix) one array with Km or Qm: changed in place with them
+    found["values_aliased"] = np.array(any("2" in pair.split("-") for pair in np.atleast_1d(outputs.get("aliased", ()))
+                                           if str(pair)))
     found |= _fixes(nb, task, design, report.passed)
     if task == "challenge":
         return found | _challenge_evidence(nb, runs)
@@ -229,6 +243,7 @@ FORMULA_CLUES = (Clue("weights"), Clue("weight_row_sums"), Clue("rows_sum_alike"
                  Clue("like_weights_transposed"), Clue("like_causal_mask"), Clue("like_broadcast_row_stat"),
                  Clue("like_values_from_queries"), Clue("large_weights"), Clue("large_finite"),
                  Clue("output_dtype"), Clue("double_weights"))
+SHAPE_CLUES = (Clue("output_is_tuple"), Clue("like_squeezed"))
 CALL_CLUES = (Clue("first_call"), Clue("first_call_without_dropout"), Clue("like_stale_keys"),
               Clue("changes_when_repeated"))
 
@@ -270,6 +285,13 @@ def formula_diagnoses(output: str) -> tuple[Diagnosis, ...]:
     )
 
 
+def shape_diagnoses(output: str) -> tuple[Diagnosis, ...]:
+    """What forward returns, told by its type and shape: a tuple, or the output with its dimensions of 1 dropped
+    (the right values, computed by the probe from the same matrices, squeezed)."""
+    return (Diagnosis("forward-returns-tuple", wrong=(output, "output_is_tuple")),
+            Diagnosis("output-squeezed", wrong=("output_1", "like_squeezed")))
+
+
 RULE_FAILS = "check_design fails on your design: the line above names the first failing sequence"
 # Clues of the designs' evidence that say the design would pass with one change (checks.py, _fixes).
 FIXES = {"content": ("swapped_passes",), "position": ("swapped_passes",),
@@ -289,6 +311,10 @@ def design_check(check_id: str, task: str, default: str, clues: tuple[Clue, ...]
                             *(Diagnosis(d.mistake, d.wrong, d.right + ("finite", *fixes)) for d in diagnoses)))
 
 
+# the values are wrong, and Vm is the very array of Km or Qm: changed with them (an in-place scaling of one changes all)
+ALIASED = Diagnosis("arrays-aliased", wrong=("rule", "values_right", "values_aliased"))
+INITIALISED = ("a new module's layer weights are all zero: nn.Linear initialises them at random, and Qm and Km "
+               "that start at zero get no gradient")
 LAYER_SHAPES = ("the layers' weights do not have nn.Linear's shape (out_features, in_features): (qk_dim, "
                 "total_input_dim) for Qm and Km, (v_dim, total_input_dim) for Vm")
 OUTPUT_WRONG = "the output differs from reference_attention's with the same matrices"
@@ -303,6 +329,7 @@ CHECKS = (
         Expect("distinct_plain", "layers-shared"),
         Expect("biases_plain", "linear-bias"),
         Expect("weight_shapes_plain", "out-features", observed=LAYER_SHAPES),
+        Expect("initialised_plain", "zero-init", observed=INITIALISED),
         Expect("parameters_plain", "raw-parameters",
                observed="model.named_parameters() is not exactly Qm.weight, Km.weight and Vm.weight, in nn.Linear's "
                         "shapes"),
@@ -312,6 +339,7 @@ CHECKS = (
         Expect("distinct_positions", "layers-shared"),
         Expect("biases_positions", "linear-bias"),
         Expect("weight_shapes_positions", "in-features-pos", observed="with a positional table, " + LAYER_SHAPES),
+        Expect("initialised_positions", "zero-init", observed="with a positional table, " + INITIALISED),
         Expect("parameters_positions", "in-features-pos",
                observed="with a positional table, model.named_parameters() is not exactly Qm.weight, Km.weight, "
                         "Vm.weight and pos.weight, in their shapes"),
@@ -319,6 +347,9 @@ CHECKS = (
               Clue("out_features_positions")), diagnoses=(
         Diagnosis("raw-parameters", wrong=("layer_kinds_plain",), right=("registered_plain",)),
         Diagnosis("unregistered-parameters", wrong=("layer_kinds_plain", "registered_plain")),
+        # nn.Linear layers, registered, of the right shapes, whose weights start at zero
+        *(Diagnosis("zero-init", wrong=(f"initialised_{s}",),
+                    right=(f"layer_kinds_{s}", f"registered_{s}", f"weight_shapes_{s}")) for s in ("plain", "positions")),
         Diagnosis("out-features", wrong=("weight_shapes_plain", "out_features_plain"), right=("layer_kinds_plain",)),
         Diagnosis("out-features", wrong=("weight_shapes_positions", "out_features_positions"),
                   right=("layer_kinds_positions",)),
@@ -338,15 +369,16 @@ CHECKS = (
                observed="with scores of several hundred (as in the notebook's factor-100 demo), the attention "
                         "weights are not softmax's"),
     ), clues=(*STRUCTURE_CLUES, *(clue for clue in FORMULA_CLUES if clue.key not in (
-        "weight_row_sums", "scale", "output_dtype", "large_weights")), *CALL_CLUES),
-        diagnoses=formula_diagnoses("output_4")),
+        "weight_row_sums", "scale", "output_dtype", "large_weights")), *CALL_CLUES, *SHAPE_CLUES),
+        diagnoses=(*formula_diagnoses("output_4"), *shape_diagnoses("output_4"))),
     Check("pytorch_transformer_positions", "PytorchTransformer.forward", (
         Expect("output_1", "positions-concat", observed=f"with a positional table, {OUTPUT_WRONG} (a sequence of 1)"),
         Expect("output_3", "positions-concat", observed=f"with a positional table, {OUTPUT_WRONG} (a sequence of 3)"),
         Expect("output_7", "positions-concat",
                observed=f"with a positional table, {OUTPUT_WRONG} (a sequence of 7, every row of the table)"),
     ), clues=(*STRUCTURE_CLUES, *FORMULA_CLUES, *CALL_CLUES, Clue("like_positions_first"), Clue("concat_by_grader_1"),
-              Clue("concat_by_grader_3"), Clue("concat_by_grader_7")), diagnoses=(
+              Clue("concat_by_grader_3"), Clue("concat_by_grader_7"), *SHAPE_CLUES), diagnoses=(
+        *shape_diagnoses("output_3"),
         # the grader's own concatenation [seq, pos], given to a module without a table, gives the right outputs
         *(Diagnosis("positions-concat", wrong=(f"output_{n}",),
                     right=(f"concat_by_grader_{n}", "like_positions_first", "layer_kinds", "in_features"))
@@ -364,21 +396,24 @@ CHECKS = (
                  observed=GRADIENT_WRONG.format(what))
           for name, what in (("Qm", "Qm.weight"), ("Km", "Km.weight"), ("Vm", "Vm.weight"), ("pos", "pos.weight"),
                              ("seq", "the input"))),
-    ), clues=(*STRUCTURE_CLUES, Clue("output")), diagnoses=(
+    ), clues=(*STRUCTURE_CLUES, Clue("output"), Clue("output_is_tuple")), diagnoses=(
         *structure_diagnoses("forward_error"),
+        Diagnosis("forward-returns-tuple", wrong=("forward_error", "output_is_tuple")),
         # the forward pass is right, and the gradients do not reach everything
         Diagnosis("gradients-broken", wrong=("gradients_nonzero",), right=("output",)),
         Diagnosis("gradients-broken", wrong=("backward_error",), right=("output",)),
     )),
     design_check("attention_by_content", "content", "content-selection", (
-        Clue("values_right"), Clue("every_query_attends_right")), (
+        Clue("values_right"), Clue("every_query_attends_right"), Clue("values_aliased")), (
         Diagnosis("design-values", wrong=("rule", "values_right")),
+        ALIASED,
         Diagnosis("content-selection", wrong=("rule", "every_query_attends_right"), right=("values_right",)),
         Diagnosis("design-margin", wrong=("rule",), right=("values_right", "every_query_attends_right")),
     )),
     design_check("attention_by_position", "position", "design-rule", (
-        Clue("values_right"), Clue("every_query_attends_right"), Clue("key0_distinct")), (
+        Clue("values_right"), Clue("every_query_attends_right"), Clue("key0_distinct"), Clue("values_aliased")), (
         Diagnosis("design-values", wrong=("rule", "values_right")),
+        ALIASED,
         # no key tells position 0 apart: the keys (or the table) are at fault, whatever the queries ask
         Diagnosis("position-key", wrong=("rule", "key0_distinct"), right=("values_right",)),
         Diagnosis("position-query", wrong=("rule", "every_query_attends_right"),
@@ -386,13 +421,18 @@ CHECKS = (
         Diagnosis("design-margin", wrong=("rule",), right=("values_right", "every_query_attends_right")),
     )),
     design_check("attention_by_content_and_position", "challenge", "design-rule", (
-        Clue("lone_right"), Clue("repeated_right"), Clue("cls_beats_self"), Clue("cls_beats_others")), (
+        Clue("lone_right"), Clue("repeated_right"), Clue("cls_beats_self"), Clue("cls_beats_others"),
+        Clue("lone_self_first")), (
         # lone tokens weigh CLS above every other key, and still get the wrong sign: the value of CLS
         Diagnosis("challenge-cls-value", wrong=("rule", "lone_right"),
                   right=("repeated_right", "cls_beats_self", "cls_beats_others")),
         Diagnosis("challenge-self-match", wrong=("rule", "lone_right", "cls_beats_self"),
                   right=("repeated_right", "cls_beats_others")),
-        Diagnosis("challenge-cls-offset", wrong=("rule", "lone_right", "cls_beats_others"), right=("repeated_right",)),
+        # every lone token weighs its own key above every other key, CLS included: it matches itself
+        Diagnosis("challenge-self-match", wrong=("rule", "lone_right", "cls_beats_self", "lone_self_first"),
+                  right=("repeated_right",)),
+        Diagnosis("challenge-cls-offset", wrong=("rule", "lone_right", "cls_beats_others"),
+                  right=("repeated_right", "lone_self_first")),
         Diagnosis("challenge-content", wrong=("rule", "repeated_right"), right=("lone_right",)),
     ), fixed=(
         Diagnosis("challenge-value-signs", wrong=("rule", "negated_passes")),

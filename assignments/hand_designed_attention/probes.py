@@ -157,11 +157,21 @@ def _distinct(layers: list) -> bool:
     return len({id(layer) for layer in layers}) == len(layers)
 
 
+def _initialised(weight) -> bool:
+    """Whether a new module's weight has a nonzero entry (nn.Linear's own random initialisation is never all zero)."""
+    try:
+        return bool(torch.as_tensor(weight).detach().abs().sum() > 0)
+    except Exception:  # not a tensor: the layers' other outputs tell what it is
+        return True
+
+
 def _layers(cls, sizes: dict, suffix: str) -> dict[str, np.ndarray]:
-    """A new module's structure (_structure), its layers' biases and weight shapes, and its parameters by name."""
+    """A new module's structure (_structure), its layers' biases and weight shapes, its parameters by name, and
+    whether each layer's weight, as created, has a nonzero entry (all zero: Qm and Km get no gradient, never train)."""
     model = cls(**sizes)
     layers = [getattr(model, name, None) for name in LAYERS]
     return {f"{key}_{suffix}": value for key, value in _structure(model).items()} | {
+        f"initialised_{suffix}": np.array([_initialised(w) for w in _weights(layers)]),
         f"biases_{suffix}": np.array([getattr(layer, "bias", None) is not None for layer in layers]),
         f"weight_shapes_{suffix}": np.array([tuple(getattr(w, "shape", (-1, -1))) for w in _weights(layers)]),
         f"parameters_{suffix}": np.array(sorted(f"{n} {tuple(p.shape)}" for n, p in model.named_parameters())),
@@ -295,6 +305,7 @@ def pytorch_transformer_attention(ns: Namespace) -> dict[str, np.ndarray]:
     except Exception as error:
         return found | {"output_4": error_output(error)}
     found |= _outputs(model, PLAIN_LENGTHS, PLAIN["input_dim"], seed=2)
+    found |= _shape_clues(model, design, PLAIN["input_dim"], 2, found["output_1"])
     seq = _sequence(2, 4, PLAIN["input_dim"]).double().numpy()
     return found | {"like_values_from_queries": like(found["output_4"], _forward(seq, design, values_from="Qm")[0],
                                                      atol=1e-4)}
@@ -313,6 +324,7 @@ def pytorch_transformer_positions(ns: Namespace) -> dict[str, np.ndarray]:
     except Exception as error:
         return found | {"output_3": error_output(error)}
     found |= _outputs(model, POSITION_LENGTHS, WITH_POSITIONS["input_dim"], seed=5)
+    found |= _shape_clues(model, design, WITH_POSITIONS["input_dim"], 5, found["output_1"])
     d_in = WITH_POSITIONS["input_dim"] + WITH_POSITIONS["pos_dim"]
     without_table = dict(input_dim=d_in, qk_dim=WITH_POSITIONS["qk_dim"], v_dim=WITH_POSITIONS["v_dim"])
     without_pos = {name: matrix for name, matrix in design.items() if name != "pos"}
@@ -330,6 +342,19 @@ def pytorch_transformer_positions(ns: Namespace) -> dict[str, np.ndarray]:
     seq = _sequence(5, 3, WITH_POSITIONS["input_dim"]).double().numpy()
     return found | {"like_values_from_queries": like(found["output_3"], _forward(seq, design, values_from="Qm")[0],
                                                      atol=1e-4)}
+
+
+def _shape_clues(model: nn.Module, design: dict[str, np.ndarray], input_dim: int, seed: int,
+                 output_1: np.ndarray) -> dict[str, np.ndarray]:
+    """Whether the module returns a tuple (output_is_tuple), and whether its output for one token is the right one
+    with the dimensions of size 1 dropped (like_squeezed, computed here from the same matrices)."""
+    seq = _sequence(seed, 1, input_dim)
+    try:
+        is_tuple = isinstance(model(seq), tuple)
+    except Exception:  # the outputs tell what failed
+        is_tuple = False
+    squeezed = _forward(seq.double().numpy(), design)[0].squeeze()
+    return {"output_is_tuple": np.array(is_tuple), "like_squeezed": _matches(output_1, squeezed)}
 
 
 def _numeric_gradient(f: Callable[[np.ndarray], float], matrix: np.ndarray, eps: float = 1e-6) -> np.ndarray:
@@ -359,11 +384,12 @@ def pytorch_transformer_gradients(ns: Namespace) -> dict[str, np.ndarray]:
 
     with _dropout_off():
         model = cls(**WITH_POSITIONS)
-        found = _structure(model)
+        found = _structure(model) | {"output_is_tuple": np.array(False)}
         try:
             _load(model.double(), design).eval()
             seq = torch.as_tensor(seq0).requires_grad_()
             output = model(seq)
+            found["output_is_tuple"] = np.array(isinstance(output, tuple))
             value = (output * loss_weights).sum()
         except Exception as error:
             return found | {"forward_error": error_output(error)}
@@ -407,8 +433,17 @@ def _returned(ns: Namespace, function: str) -> dict[str, np.ndarray]:
     result = require(ns, function)()
     if not isinstance(result, (tuple, list)):
         return {"n_matrices": np.array(-1)}
-    return {"n_matrices": np.array(len(result))} | {
+    return {"n_matrices": np.array(len(result)), "aliased": _aliased(result)} | {
         f"matrix_{i}": np.array(matrix, dtype=np.float64) for i, matrix in enumerate(result)}  # copies: snapshots
+
+
+def _aliased(result) -> np.ndarray:
+    """The pairs "i-j" of returned matrices that are one array (or views of one array): changing one in place changes
+    the other."""
+    arrays = [m if isinstance(m, np.ndarray) else None for m in result]
+    return np.array([f"{i}-{j}" for i in range(len(arrays)) for j in range(i + 1, len(arrays))
+                     if arrays[i] is not None and arrays[j] is not None and np.shares_memory(arrays[i], arrays[j])],
+                    dtype=str)
 
 
 @probe("attention_by_content")

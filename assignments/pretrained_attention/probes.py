@@ -273,6 +273,9 @@ def probe_input_embeddings(ns):
         all_0 = torch.zeros(one["input_ids"].shape[1], dtype=torch.long)
         out["one_sequence_like_positions_all_0"] = like(out["one_sequence"], trusted_embeddings(
             model, one["input_ids"], one["token_type_ids"], positions=all_0))
+    other = grader_model(seed=11)  # other weights, the same inputs: code that keeps state between calls gets the first's
+    with torch.no_grad():
+        out["second_model"] = caught(lambda: embed(other, ids, types))
     training = grader_model(seed=10)  # the same weights, its embeddings in training mode with the grader's dropout
     with torch.no_grad(), stand_in_dropout(training.embeddings):
         out["training_mode"] = caught(lambda: embed(training, ids, types))
@@ -293,6 +296,9 @@ def probe_input_embeddings(ns):
         out["like_fresh_layer_norm"] = np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
             bool(like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
                 x, x.shape[-1:], eps=eps)))) for eps in (LN.eps, 1e-5)))
+        out["like_other_layer_norm"] = np.array(any(  # one of the encoder's LayerNorms instead of the embeddings'
+            bool(like(got, trusted_embeddings(model, ids, types, layer_norm=norm)))
+            for norm in model.modules() if isinstance(norm, nn.LayerNorm) and norm is not LN))
     out["like_notebook_model"] = like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types))
     return out
 
@@ -347,7 +353,9 @@ def probe_attention_entropy(ns):
     attn = _attention(30, 2, 3, 5, 5)
     attn[0, 1, 2] = torch.tensor([0.0, 1.0, 0.0, 0.0, 0.0])
     attn[1, 0, 4] = torch.tensor([0.5, 0.0, 0.25, 0.25, 0.0])
-    out = {"entropy": caught(lambda: entropy(attn)), "one_map": caught(lambda: entropy(attn[1, 2]))}
+    given = attn.clone()  # the student's own copy: whether it comes back unchanged
+    out = {"entropy": caught(lambda: entropy(given)), "one_map": caught(lambda: entropy(attn[1, 2].clone()))}
+    out["input_unchanged"] = np.array(bool(torch.equal(given, attn)))
     out["finite"] = np.array(out["entropy"].dtype.kind != "f" or bool(np.all(np.isfinite(out["entropy"]))))  # NaN?
     out["like_log2"] = like(out["entropy"], trusted_entropy(attn) / math.log(2))
     return out
@@ -392,6 +400,15 @@ def probe_top_heads(ns):
                                                                   and all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in pair)
                                                                   for pair in result))}
     order = torch.argsort(other.flatten(), descending=True)[:3]
+
+    def top_m(result: np.ndarray) -> bool:  # the right top m of the (4, 6) grid, for the m rows it has
+        best = torch.argsort(grid.flatten(), descending=True)[:len(result)]
+        return bool(result.ndim == 2 and result.shape[1:] == (2,)
+                    and np.array_equal(result, [[int(i) // 6, int(i) % 6] for i in best]))
+
+    five, one = out["top_5"], out["top_1"]  # k ignored: the same number of pairs for k = 5 and k = 1, the right ones
+    out["like_k_ignored"] = np.array(five.dtype.kind in "iu" and five.shape == one.shape and top_m(five)
+                                     and top_m(one))
     out["like_ascending"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
         out["top_3_of_3_by_7"], [[int(i) // 7, int(i) % 7] for i in torch.argsort(other.flatten())[:3]]))
     out["like_unravelled_by_layers"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
@@ -496,6 +513,9 @@ def probe_recompute_attention(ns):
                           ("mask_after_softmax", dict(mask_after_softmax=True))):
         out[f"like_{name}"] = like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
     out["like_mask_ignored"] = like(out["weights"], trusted_recompute(q, k, v, 3)[1])
+    out["like_heads_ignored"] = np.array(any(  # one head count, whatever num_heads says (3, then 6)
+        bool(like(out["weights"], trusted_recompute(q, k, v, heads, mask)[1]))
+        and bool(like(out["six_heads"], trusted_recompute(q, k, v, heads, mask)[0])) for heads in (1, 2, 4, 6, 12)))
     model, _, encoded, _ = _warmed_up(90)
     with torch.no_grad():
         expected = model(**encoded, output_attentions=True).attentions[1]
@@ -523,6 +543,7 @@ def probe_attention_rollout(ns):
     cut = attn * torch.tensor([1.0, 1.0, 1.0, 0.6, 0.3])
     out = {"residual": caught(lambda: rollout(attn)), "plain": caught(lambda: rollout(attn, residual=False)),
            "cut_rows": caught(lambda: rollout(cut)), "one_layer": caught(lambda: rollout(attn[:1]))}
+    out["plain_like_residual"] = like(out["plain"], trusted_rollout(attn))
     out["like_first_on_left"] = like(out["residual"], trusted_rollout(attn, last_on_left=False))
     out["like_no_identity"] = like(out["residual"], trusted_rollout(attn, residual=False))
     out["like_max_over_heads"] = like(out["residual"], trusted_rollout(attn, combine="max"))
@@ -541,14 +562,16 @@ def probe_word_level_attention(ns):
     keys averaged, queries summed, rows renormalised."""
     words = require(ns, "word_level_attention")
     attn = _attention(110, 9, 9)
-    out = {"words": caught(lambda: words(attn, WORD_IDS)),
+    given = list(WORD_IDS)  # the student's own copy: whether it comes back unchanged
+    out = {"words": caught(lambda: words(attn, given)),
            "single_pieces": caught(lambda: words(attn[:5, :5], [None, 0, 1, 2, None]))}
     try:  # float64 in: a float64 tensor out (an error here is no evidence of a wrong type)
-        returned = words(attn.double(), WORD_IDS)
+        returned = words(attn.double(), list(WORD_IDS))
         wrong_type = not (isinstance(returned, torch.Tensor) and returned.dtype == torch.float64)
     except Exception:
         wrong_type = False
     out["wrong_return_type"] = np.array(wrong_type)
+    out["input_unchanged"] = np.array(given == WORD_IDS)
     for name, kwargs in (("keys_averaged", dict(keys="mean")), ("queries_summed", dict(queries="sum")),
                          ("renormalised", dict(renormalise=True))):
         out[f"like_{name}"] = like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))

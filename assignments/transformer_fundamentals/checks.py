@@ -82,7 +82,8 @@ MISTAKES = {
     "heads-merge": "Merge the heads with transpose(1, 2) and then view/reshape(B, T, d_model): a view of "
                    "(B, num_heads, T, d_k) straight to (B, T, d_model) mixes positions and heads.",
     "output-projection": "Apply W_o once, to the merged heads.",
-    "mask-not-passed": "Pass the mask on, unchanged, to the attention.",
+    "mask-not-passed": "Pass the mask on, unchanged, to the attention (and, when training, the batch's "
+                       "attention_mask to the model).",
     "mha-dropout": "In training mode, pass self.dropout to scaled_dot_product_attention, so it acts once on the "
                    "attention weights; apply no other dropout in this module.",
     # layer norm, feed-forward, block
@@ -155,6 +156,24 @@ MISTAKES = {
                           "smallest such n, where attention costs at least as much, not strictly more.",
     "crossover-at-least-1": "A sequence has at least one token: return max(1, d_ff - 2*d_model).",
     "crossover-int": "Return an int (a sequence length), not a float.",
+    # mistakes first seen in the second held-out set
+    "vocab-not-reset": "Build self.vocab and self.inverse_vocab afresh at every build_vocab call: updating the old "
+                       "dict keeps the words (and ids) of the texts of earlier calls.",
+    "embeddings-submodules": "Build self.token_embedding from your TokenEmbedding (scaled by sqrt(d_model), small "
+                             "initial table) and self.pos_encoding from your PositionalEncoding, not from a bare "
+                             "nn.Embedding.",
+    "max-length-not-passed": "Pass max_length on to PositionalEncoding(d_model, max_length): its default table has "
+                             "512 rows, whatever max_length the model was given.",
+    "dropout-rate-ignored": "Drop with the rate you were given: self.dropout(x), or F.dropout(x, self.dropout.p, "
+                            "self.training); F.dropout's default rate is 0.5.",
+    "stale-cache": "Compute Q, K and V from this call's x at every call: keys and values cached on the module serve "
+                   "the first input's values to every later call.",
+    "parameter-dtype": "Create gamma and beta in the default float32 (torch.ones(features)): dtype=float means "
+                       "float64, and float64 parameters turn every activation after them into float64.",
+    "norm-shared": "Create two LayerNorm objects, norm1 and norm2: one object used twice makes both sublayers share "
+                   "one gamma and one beta.",
+    "prediction-axis": "Predict one class per example with logits.argmax(-1) (or dim=1): argmax() without a dim "
+                       "returns one index into the flattened batch.",
 }
 
 CHECKS = (
@@ -186,7 +205,11 @@ CHECKS = (
         Expect("inverse_matches_9", "inverse-vocab"),
         Expect("words_by_id_other", "vocab-order", observed="a second tokenizer, built on other texts, does not get "
                                                             "their words by falling frequency"),
+        Expect("words_by_id_rebuilt", "vocab-not-reset", observed="built again on other texts, the vocabulary is not "
+                                                                  "those texts' words by falling frequency"),
     ), clues=(Clue("ranking_prefix"),), diagnoses=(
+        Diagnosis("vocab-not-reset", wrong=("words_by_id_rebuilt",),
+                  right=("words_by_id_100", "words_by_id_9", "words_by_id_other")),
         Diagnosis("state-between-calls", wrong=("words_by_id_other",), right=("words_by_id_100", "words_by_id_9")),
         Diagnosis("vocab-size", wrong=("size_9",), right=("ranking_prefix", "special_ids")),
         Diagnosis("vocab-size", wrong=("size_100",), right=("ranking_prefix", "special_ids")),
@@ -204,8 +227,12 @@ CHECKS = (
         Expect("short", "tokenize-rule", observed="a short text is not <CLS>, one id per word, then <PAD> ids"),
         Expect("exact", "tokenize-rule", observed="a text of exactly max_length - 1 words is not <CLS> and its word "
                                                   "ids"),
+        Expect("joined_by_punctuation", "tokenize-without-clean",
+               observed="a text with words joined by a comma, or a dash between spaces, gives other ids than its "
+                        "cleaned words"),
     ), clues=(Clue("like_cls_after_truncation"), Clue("like_one_short"), Clue("like_uncleaned"),
-              Clue("like_unknown_as_pad")), diagnoses=(
+              Clue("like_unknown_as_pad"), Clue("like_cleaned_per_word")), diagnoses=(
+        Diagnosis("tokenize-without-clean", wrong=("joined_by_punctuation", "like_cleaned_per_word")),
         Diagnosis("pad-to-max-length", wrong=("padded",), right=("truncated", "exact")),
         Diagnosis("truncate-after-cls", wrong=("truncated", "like_cls_after_truncation")),
         Diagnosis("truncate-off-by-one", wrong=("truncated", "like_one_short")),
@@ -221,10 +248,13 @@ CHECKS = (
                                                      "by single spaces"),
         Expect("tensor_input", "decode-tensor-ids", observed="a 1-D tensor of ids does not decode like the same list "
                                                              "of ints"),
+        Expect("pad_inside", "decode-specials", observed="ids with a <PAD> before other words do not decode to all the "
+                                                         "words"),
     ), diagnoses=(
         Diagnosis("decode-specials", wrong=("plain",), right=("no_cls",)),
         Diagnosis("decode-specials", wrong=("with_unknown",), right=("no_cls",)),
         Diagnosis("decode-tensor-ids", wrong=("tensor_input",), right=("plain",)),
+        Diagnosis("decode-specials", wrong=("pad_inside",), right=("plain", "with_unknown", "no_cls", "tensor_input")),
     )),
     Check("token_embedding", "TokenEmbedding", (
         Expect("parameters", "embedding-layers"),
@@ -254,14 +284,17 @@ CHECKS = (
         Diagnosis("pe-forward", wrong=("forward_6",), right=("pe_6", "pe_10", "input_unchanged")),
     )),
     Check("transformer_embeddings", "TransformerEmbeddings", (
+        Expect("token_embedding_used", "embeddings-submodules"),
+        Expect("max_length_passed", "max-length-not-passed"),
         Expect("eval_output", "embeddings-order", observed="in eval mode, the output is not the positional encoding "
                                                            "applied to the token embeddings"),
         Expect("train_output", "embeddings-dropout", observed="in training mode, the output is not dropout applied "
                                                               "once to the sum of token and positional embeddings"),
-    ), clues=(Clue("like_no_positions"), Clue("like_tokens_twice")), diagnoses=(
+    ), clues=(Clue("like_no_positions"), Clue("like_tokens_twice"), Clue("like_other_dropout_rate")), diagnoses=(
+        Diagnosis("dropout-rate-ignored", wrong=("train_output", "like_other_dropout_rate")),
         Diagnosis("embeddings-order", wrong=("eval_output", "like_no_positions")),
         Diagnosis("token-embedding-added-twice", wrong=("eval_output", "like_tokens_twice")),
-        Diagnosis("embeddings-dropout", wrong=("train_output",), right=("eval_output",)),
+        Diagnosis("embeddings-dropout", wrong=("train_output",), right=("eval_output", "like_other_dropout_rate")),
     )),
     Check("attention_values", "scaled_dot_product_attention", (
         Expect("inputs_unchanged", "in-place-op"),
@@ -335,6 +368,8 @@ CHECKS = (
         Expect("padding_output", "mask-not-passed", observed="with a padding mask, the output differs"),
         Expect("train_output", "mha-dropout", observed="in training mode, the output differs from dropout acting once "
                                                        "on the attention weights"),
+        Expect("second_input_output", "stale-cache", observed="called again on another input, the output differs "
+                                                              "from the output on that input alone"),
     ), clues=(Clue("like_wrong_projection"), Clue("like_view_split"), Clue("like_other_scale"),
               Clue("like_merge_without_transpose"), Clue("padding_like_no_mask")), diagnoses=(
         Diagnosis("heads-split", wrong=("no_mask_weights", "like_wrong_projection")),
@@ -344,11 +379,14 @@ CHECKS = (
         Diagnosis("output-projection", wrong=("no_mask_output",), right=("identity_projection_output",)),
         Diagnosis("mask-not-passed", wrong=("padding_output", "padding_like_no_mask")),
         Diagnosis("mha-dropout", wrong=("train_output",), right=("no_mask_output", "padding_output")),
+        Diagnosis("stale-cache", wrong=("second_input_output",),
+                  right=("no_mask_output", "padding_output", "identity_projection_output")),
     )),
     Check("layer_norm", "LayerNorm", (
         Expect("parameters", "norm-parameters"),
         Expect("input_unchanged", "in-place-op"),
         Expect("backward_error", "in-place-op"),
+        Expect("parameters_float32", "parameter-dtype"),
         Expect("rows_alone", "norm-axis", same_as="large_eps_output"),
         Expect("default_eps_output", "variance-unbiased", observed="with the default eps, the output differs from "
                                                                    "gamma * (x - mean) / sqrt(var + eps) + beta"),
@@ -377,6 +415,7 @@ CHECKS = (
         Diagnosis("ffn-dropout", wrong=("train_output",), right=("eval_output",)),
     )),
     Check("transformer_block", "TransformerBlock", (
+        Expect("norms_distinct", "norm-shared"),
         Expect("no_mask_weights", "pre-norm", observed="the attention is not applied to the block's input x itself"),
         Expect("padding_weights", "mask-not-passed", observed="with a padding mask, the attention weights differ"),
         Expect("padding_output", "mask-not-passed", observed="with a padding mask, the output differs"),
@@ -400,6 +439,7 @@ CHECKS = (
         Expect("dropout_passed", "dropout-not-passed"),
         Expect("n_attention_maps", "attention-maps"),
         Expect("n_attention_maps_again", "attention-maps"),
+        Expect("maps_in_list", "attention-maps"),
         Expect("default_mask_on_input_device", "device-mismatch"),
         Expect("logits_more_padding", "pooling-includes-padding", same_as="logits",
                observed="with more padding added at the end, the logits change"),
@@ -428,6 +468,7 @@ CHECKS = (
         Expect("final_parameters", "optimizer", observed="after training, the model's parameters differ"),
     ), clues=(Clue("like_wrong_optimizer"), Clue("like_zero_grad_missing"), Clue("like_optimizer_recreated"),
               Clue("like_no_train_mode"), Clue("like_loss_on_probabilities"), Clue("like_percent"),
+              Clue("like_accuracy_per_batch"), Clue("like_argmax_flattened"), Clue("like_mask_not_passed"),
               Clue("params_match_epochs_recorded"), Clue("frozen_parameters_unchanged")), diagnoses=(
         Diagnosis("optimizer", wrong=("final_parameters", "like_wrong_optimizer")),
         Diagnosis("optimizer", wrong=("final_parameters", "frozen_parameters_unchanged")),
@@ -435,9 +476,11 @@ CHECKS = (
         Diagnosis("optimizer-recreated", wrong=("final_parameters", "like_optimizer_recreated")),
         Diagnosis("train-mode", wrong=("final_parameters", "like_no_train_mode")),
         Diagnosis("loss-on-probabilities", wrong=("final_parameters", "like_loss_on_probabilities")),
+        Diagnosis("mask-not-passed", wrong=("final_parameters", "like_mask_not_passed")),
         Diagnosis("epoch-count", wrong=("epochs_recorded",), right=("params_match_epochs_recorded",)),
         Diagnosis("accuracy-percent", wrong=("train_acc", "like_percent"), right=("train_loss", "final_parameters")),
-        Diagnosis("accuracy-per-example", wrong=("train_acc",), right=("train_loss", "final_parameters")),
+        Diagnosis("accuracy-per-example", wrong=("train_acc", "like_accuracy_per_batch")),
+        Diagnosis("prediction-axis", wrong=("train_acc", "like_argmax_flattened")),
         Diagnosis("loss-average", wrong=("train_loss",), right=("train_acc", "final_parameters")),
         Diagnosis("validation-data", wrong=("val_loss",), right=("train_loss", "final_parameters")),
         Diagnosis("validation-data", wrong=("val_acc",), right=("train_acc", "final_parameters")),
@@ -456,6 +499,8 @@ CHECKS = (
         Diagnosis("attention-cost", wrong=("lengths", "attention_costs"), right=("follows_own_costs",)),
         Diagnosis("feed-forward-cost", wrong=("lengths", "feed_forward_costs"), right=("follows_own_costs",)),
         Diagnosis("crossover-at-least-1", wrong=("wide_model_length", "lengths_at_least_1")),
+        Diagnosis("crossover-at-least-1", wrong=("wide_model_length",),
+                  right=("lengths", "attention_costs", "feed_forward_costs")),
         Diagnosis("crossover-boundary", wrong=("lengths",),
                   right=("lengths_at_least_1", "attention_costs", "feed_forward_costs")),
     )),

@@ -76,6 +76,7 @@ class StandInPositionalEncoding(nn.Module):
     def __init__(self, d_model: int, *args, **kwargs):
         super().__init__()
         self.d_model = d_model
+        self.max_length = args[0] if args else kwargs.get("max_length")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # (B, T, d) -> (B, T, d)
         T = x.size(1)
@@ -280,6 +281,8 @@ def probe_build_vocab(ns):
     other.clean_text = StandInCleaner.clean_text
     other.build_vocab(OTHER_CORPUS)
     out["words_by_id_other"] = np.array(sorted(other.vocab, key=other.vocab.get), dtype=str)
+    tokenizer.build_vocab(OTHER_CORPUS)  # built again: only the new texts' words may be in it
+    out["words_by_id_rebuilt"] = np.array(sorted(tokenizer.vocab, key=tokenizer.vocab.get), dtype=str)
     return out
 
 
@@ -290,16 +293,20 @@ TOKENIZE_CASES = {
     "exact": ("a plot", 3),
     "cleaned_first": ("THE Movie... was, GREAT!", 7),
     "padded": ("movie", 6),
+    "joined_by_punctuation": ("the movie,great - a plot", 8),
 }
 
 
 def _trusted_ids(text: str, max_length: int, *, clean: bool = True, unknown: int = 1, keep: int | None = None,
-                 cls_after: bool = False) -> list[int]:
+                 cls_after: bool = False, per_word: bool = False) -> list[int]:
     """tokenize with the fixed vocabulary, or with one mistake: no cleaning, another id for unknown words, `keep`
     ids kept before padding (max_length - 1: truncated one short; a large number: never truncated), <CLS> put
     before the words after they were truncated to max_length."""
     vocab = {word: i for i, word in enumerate(FIXED_VOCAB)}
-    words = [vocab.get(word, unknown) for word in (StandInCleaner.clean_text(text) if clean else text).split()]
+    if per_word:  # split at spaces first, then each piece cleaned (one id per piece, empty pieces included)
+        words = [vocab.get(StandInCleaner.clean_text(piece), unknown) for piece in text.split()]
+    else:
+        words = [vocab.get(word, unknown) for word in (StandInCleaner.clean_text(text) if clean else text).split()]
     ids = [2] + words[:max_length] if cls_after else ([2] + words)[: max_length if keep is None else keep]
     return ids + [0] * (max_length - len(ids))
 
@@ -318,6 +325,7 @@ def probe_tokenize(ns):
                                                      or like_ids("truncated", keep=10**6)))  # or never truncated
     out["like_one_short"] = like_ids("truncated", keep=TOKENIZE_CASES["truncated"][1] - 1)
     out["like_uncleaned"] = like_ids("cleaned_first", clean=False)
+    out["like_cleaned_per_word"] = like_ids("joined_by_punctuation", per_word=True)
     out["like_unknown_as_pad"] = like_ids("unknown_words", unknown=0)
     return out
 
@@ -330,6 +338,7 @@ def probe_decode(ns):
         "with_unknown": [2, 7, 1, 8, 0],
         "no_cls": [3, 4],
         "tensor_input": torch.tensor([2, 6, 4, 0]),
+        "pad_inside": [2, 3, 0, 4, 0],
     }
     return {name: np.array(tokenizer.decode(ids), dtype=str) for name, ids in cases.items()}
 
@@ -401,7 +410,10 @@ def probe_positional_encoding(ns):
 def probe_transformer_embeddings(ns):
     cls = require(ns, "TransformerEmbeddings")
     with replaced(ns, TokenEmbedding=StandInTokenEmbedding, PositionalEncoding=StandInPositionalEncoding):
-        module = cls(13, 6, max_length=16, dropout=0.5)
+        module = cls(13, 6, max_length=16, dropout=0.3)
+    out = {"token_embedding_used": np.array(any(isinstance(m, StandInTokenEmbedding) for m in module.modules())),
+           "max_length_passed": np.array(any(isinstance(m, StandInPositionalEncoding) and m.max_length == 16
+                                             for m in module.modules()))}
     module.token_embedding = StandInTokenEmbedding(13, 6)
     module.pos_encoding = StandInPositionalEncoding(6)
     ids = torch.tensor([[2, 5, 12, 0], [2, 1, 3, 7]])
@@ -410,10 +422,17 @@ def probe_transformer_embeddings(ns):
         torch.manual_seed(3)
         trained = module.train()(ids)
         tokens = module.token_embedding(ids)
-        out = {"eval_output": to_array(evaluated), "train_output": to_array(trained)}
+        out.update({"eval_output": to_array(evaluated), "train_output": to_array(trained)})
         # Clues: the eval-mode output as one mistake would make it
         out["like_no_positions"] = like(out["eval_output"], tokens)
         out["like_tokens_twice"] = like(out["eval_output"], tokens + module.pos_encoding(tokens))
+        # Clue: in training mode, dropout acting once on the eval-mode output, at a rate other than the given 0.3
+        # (F.dropout's default 0.5, nn.Dropout's 0.1)
+        rates = []
+        for rate in (0.5, 0.1):
+            torch.manual_seed(3)
+            rates.append(bool(like(out["train_output"], F.dropout(evaluated, rate, training=True))))
+        out["like_other_dropout_rate"] = np.array(any(rates))
     return out
 
 
@@ -604,6 +623,10 @@ def probe_multi_head_attention(ns):
             module.W_o.bias.zero_()
             out["identity_projection_output"] = to_array(module(x)[0])
         out.update(_mha_clues(module, x, out))
+        fresh = cls(12, 3, dropout=0.0).eval()  # called on a second input, it must use that input alone
+        fill_parameters(fresh, seed=5)
+        fresh(x)
+        out["second_input_output"] = to_array(_as_pair(fresh(randn(51, 2, 5, 12)), "MultiHeadAttention.forward")[0])
     dropping = cls(12, 3, dropout=0.5)  # dropout must act on the attention weights only
     fill_parameters(dropping, seed=5)
     with (torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention),
@@ -662,6 +685,7 @@ def probe_layer_norm(ns):
     except RuntimeError as error:
         out["backward_error"] = error_output(error)
     out["parameters"] = params
+    out["parameters_float32"] = np.array(all(p.dtype == torch.float32 for p in cls(4).parameters()))
     return out
 
 
@@ -720,10 +744,13 @@ def _block_variants(block: nn.Module, x: torch.Tensor) -> dict[str, torch.Tensor
 
 @probe("transformer_block")
 def probe_transformer_block(ns):
+    with replaced(ns, MultiHeadAttention=StandInAttention, FeedForward=StandInFeedForward, LayerNorm=StandInNorm):
+        built = require(ns, "TransformerBlock")(6, 2, 10, dropout=0.0)
+    norms = [id(m) for _, m in built.named_modules(remove_duplicate=False) if isinstance(m, (StandInNorm, nn.LayerNorm))]
     block = _stand_in_block(ns, dropout=0.0).eval()
     x = randn(80, 2, 4, 6)
     padding = torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]])[:, None, None, :]
-    out = {}
+    out = {"norms_distinct": np.array(len(set(norms)) == len(norms))}  # one norm object used twice shares gamma, beta
     with torch.no_grad():
         for name, mask in (("no_mask", None), ("padding", padding)):
             output, weights = _as_pair(block(x, mask), "TransformerBlock.forward")
@@ -814,6 +841,7 @@ def probe_mini_transformer(ns):
         out["block_mask_shape"] = np.array(model.transformer_blocks[0].mask_shape)
         out["mask_given_to_blocks"] = np.array(model.transformer_blocks[0].mask is not None)
         out["logits"], out["n_attention_maps"] = to_array(logits), np.array(len(weights))
+        out["maps_in_list"] = np.array(isinstance(weights, (list, tuple)))
         out["n_attention_maps_again"] = np.array(len(_as_pair(model(ids, mask), "MiniTransformer.forward")[1]))
         out["logits_more_padding"] = to_array(model(more_padding, (more_padding != 0).long())[0])
         out["logits_other_padding_ids"] = to_array(model(other_padding, mask)[0])
@@ -907,7 +935,8 @@ def _trusted_evaluate(model: nn.Module, loader) -> tuple[float, float]:
 
 
 def _replay(num_epochs: int, learning_rate: float, *, optimizer: str = "adamw", zero_grad: str = "batch",
-            recreate: bool = False, train_mode: bool = True, probabilities: bool = False) -> tuple[nn.Module, dict]:
+            recreate: bool = False, train_mode: bool = True, probabilities: bool = False,
+            with_mask: bool = True) -> tuple[nn.Module, dict]:
     """train_transformer as the grader writes it (13 examples), or with one mistake: another optimizer ("adam",
     "sgd", with "_decay": weight decay 0.01 as an L2 penalty), gradients reset once per epoch ("epoch") or never
     ("never"), a new optimizer every epoch, no model.train() after the first evaluation, the loss on softmax
@@ -929,19 +958,28 @@ def _replay(num_epochs: int, learning_rate: float, *, optimizer: str = "adamw", 
         if zero_grad == "epoch":
             step.zero_grad()
         losses, correct, total = [], 0, 0
+        batch_accuracies, flat_correct = [], 0
         for batch in train:
             if zero_grad == "batch":
                 step.zero_grad()
-            logits, _ = model(batch["input_ids"], batch["attention_mask"])
+            logits, _ = model(batch["input_ids"], batch["attention_mask"]) if with_mask else model(batch["input_ids"])
             loss = F.cross_entropy(logits.softmax(-1) if probabilities else logits, batch["labels"])
             loss.backward()
             step.step()
             losses.append(loss.item())
-            correct += (logits.argmax(-1) == batch["labels"]).sum().item()
+            right = (logits.argmax(-1) == batch["labels"]).sum().item()
+            correct += right
             total += len(batch["labels"])
+            batch_accuracies.append(right / len(batch["labels"]))
+            flat_correct += (logits.argmax() == batch["labels"]).sum().item()
         val_loss, val_acc = _trusted_evaluate(model, val)
         for key, value in zip(history_keys(), (sum(losses) / len(losses), correct / total, val_loss, val_acc)):
             history[key].append(value)
+        # train_acc as two counting mistakes would make it: the mean of the batches' accuracies, and correct over
+        # len(batch) of each dict batch (its 3 keys); and as argmax without a dim (one flat index) makes it
+        history.setdefault("acc_per_batch", []).append(sum(batch_accuracies) / len(batch_accuracies))
+        history.setdefault("acc_batch_keys", []).append(correct / (3 * len(train)))
+        history.setdefault("acc_flat_argmax", []).append(flat_correct / total)
     return model, {key: np.array(value) for key, value in history.items()}
 
 
@@ -973,7 +1011,8 @@ def probe_train_transformer(ns):
     optimizers = ("adam", "adam_decay", "sgd", "sgd_decay")
     mistakes = (*((name, dict(optimizer=name)) for name in optimizers), ("never", dict(zero_grad="never")),
                 ("epoch", dict(zero_grad="epoch")), ("recreate", dict(recreate=True)),
-                ("no_train", dict(train_mode=False)), ("probabilities", dict(probabilities=True)))
+                ("no_train", dict(train_mode=False)), ("probabilities", dict(probabilities=True)),
+                ("no_mask", dict(with_mask=False)))
     as_right = bool(like(params, _parameters(right_model)))
     replays = {name: None if as_right else _parameters(_replay(3, 0.05, **options)[0]) for name, options in mistakes}
 
@@ -986,7 +1025,11 @@ def probe_train_transformer(ns):
     out["like_optimizer_recreated"] = np.array(like_replay("recreate"))
     out["like_no_train_mode"] = np.array(like_replay("no_train"))
     out["like_loss_on_probabilities"] = np.array(like_replay("probabilities"))
+    out["like_mask_not_passed"] = np.array(like_replay("no_mask"))
     out["like_percent"] = like(out["train_acc"], 100 * right_history["train_acc"])
+    out["like_accuracy_per_batch"] = np.array(as_right and (bool(like(out["train_acc"], right_history["acc_per_batch"]))
+                                                            or bool(like(out["train_acc"], right_history["acc_batch_keys"]))))
+    out["like_argmax_flattened"] = np.array(as_right and bool(like(out["train_acc"], right_history["acc_flat_argmax"])))
     n = len(out["train_loss"])
     out["params_match_epochs_recorded"] = np.array(as_right if n == 3 else 0 < n <= 6 and bool(
         like(params, _parameters(_replay(n, 0.05)[0]))))
