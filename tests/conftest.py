@@ -3,12 +3,23 @@ session), and a headless Chromium driven by selenium."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from helpers import CHROMEDRIVER, CHROMIUM, course_env, paths_of, released_course
+
+
+def pytest_configure(config) -> None:
+    """With one test worker per core (`make test` runs pytest-xdist), each worker's own torch computes on one thread:
+    two workers whose OpenMP threads each want both cores spin against each other and run many times slower. (The
+    processes tests start set their own threads, as grading does.)"""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch
+
+        torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")

@@ -162,15 +162,16 @@ MISTAKES = {
 }
 
 
-_COSINE_CLUES = ("like_gram", "like_distance", "like_columns_normalised")
+_COSINE_CLUES = ("like_gram", "like_distance", "like_columns_normalised", "like_columns_compared", "like_squared_norm")
 _EMBEDDINGS_CLUES = ("like_no_token_types", "like_token_types_ignored", "like_positions_from_1",
                      "one_sequence_like_positions_all_0", "like_no_layer_norm", "like_default_eps", "like_minilm_eps",
                      "like_fresh_layer_norm", "like_other_layer_norm", "like_notebook_model",
-                     "training_like_dropout")
+                     "training_like_dropout", "like_words_normalised_first")
 _MAPS_CLUES = ("like_training_mode", "like_last_layer", "like_batch_kept", "like_notebook_model",
-               "second_like_first_model")
+               "second_like_first_model", "like_heads_averaged")
 _PATTERN_CLUES = ("previous_like_next", "future_with_diagonal", "cls_like_row_0", "previous_over_all_queries",
-                  "next_over_all_queries")
+                  "next_over_all_queries", "like_leading_dims_diagonal", "future_like_earlier",
+                  "future_over_all_entries")
 _PATTERN_OBSERVED = {
     "previous": "the previous-token score differs from the mean of each map's diagonal at offset -1 (key t-1 of "
                 "query t)",
@@ -182,13 +183,16 @@ _PATTERN_OBSERVED = {
               "the queries",
 }
 _CAPTURE_CLUES = ("like_training_mode", "like_other_layer", "context_like_block_output", "like_notebook_model",
-                  "like_without_token_types")
+                  "like_without_token_types", "value_like_query", "like_first_sequence", "like_inputs_kept")
 _RECOMPUTE_CLUES = ("like_full_scale", "like_no_scale", "like_no_transpose", "like_mask_reversed",
                     "like_queries_masked", "like_mask_ignored", "like_mask_after_softmax", "like_heads_ignored",
-                    "large_scores_finite", "all_padding_like_minus_inf")
+                    "large_scores_finite", "all_padding_like_minus_inf",
+                    "context_like_keys")
 _ROLLOUT_CLUES = ("like_first_on_left", "like_no_identity", "like_max_over_heads", "cut_like_not_renormalised",
-                  "like_columns_renormalised", "plain_like_residual")
-_WORDS_CLUES = ("like_keys_averaged", "like_queries_summed", "like_renormalised")
+                  "like_columns_renormalised", "plain_like_residual", "like_layers_averaged",
+                  "like_first_layer_twice")
+_WORDS_CLUES = ("like_keys_averaged", "like_queries_summed", "like_renormalised", "like_last_word_dropped",
+                "like_specials_in_word_0")
 
 CHECKS = (
     Check("cosine_similarity", "cosine_similarity_matrix", (
@@ -204,6 +208,8 @@ CHECKS = (
         Diagnosis("cosine-gram", wrong=("similarity", "like_gram")),
         Diagnosis("cosine-distance", wrong=("similarity", "like_distance")),
         Diagnosis("cosine-wrong-dim", wrong=("similarity", "like_columns_normalised")),
+        Diagnosis("cosine-values", wrong=("similarity", "like_columns_compared")),
+        Diagnosis("cosine-values", wrong=("similarity", "like_squared_norm")),
     )),
     Check("input_embeddings", "input_embeddings", (
         Expect("with_types", "embeddings-values", observed="for a padded batch of sentence pairs with token_type_ids, "
@@ -227,6 +233,7 @@ CHECKS = (
         Diagnosis("embeddings-fresh-layer-norm", wrong=("with_types", "like_fresh_layer_norm")),
         Diagnosis("notebook-model", wrong=("with_types", "like_notebook_model")),
         Diagnosis("embeddings-wrong-layer-norm", wrong=("with_types", "like_other_layer_norm")),
+        Diagnosis("embeddings-values", wrong=("with_types", "like_words_normalised_first")),
         Diagnosis("embeddings-state", wrong=("second_model",),
                   right=("with_types", "without_types", "one_sequence", "training_mode")),
         Diagnosis("embeddings-dropout", wrong=("training_mode", "training_like_dropout"),
@@ -245,6 +252,7 @@ CHECKS = (
         Diagnosis("maps-no-eval", wrong=("attn", "like_training_mode")),
         Diagnosis("maps-last-layer", wrong=("attn", "like_last_layer")),
         Diagnosis("maps-batch-kept", wrong=("attn", "like_batch_kept")),
+        Diagnosis("maps-values", wrong=("attn", "like_heads_averaged")),
         Diagnosis("tokens-split", wrong=("tokens", "tokens_like_split")),
         Diagnosis("tokens-no-specials", wrong=("tokens", "tokens_without_specials")),
         Diagnosis("notebook-model", wrong=("attn", "like_notebook_model")),
@@ -256,8 +264,10 @@ CHECKS = (
         Expect("one_map", "entropy-formula", observed="for one (T, T) map, the entropies differ from -sum p ln p over "
                "the keys"),
         Expect("input_unchanged", "entropy-input-modified"),
-    ), clues=(Clue("finite"), Clue("like_log2")), diagnoses=(
+    ), clues=(Clue("finite"), Clue("like_log2"), Clue("like_no_minus"), Clue("like_mean_over_keys")), diagnoses=(
         Diagnosis("entropy-log-base", wrong=("entropy", "like_log2")),
+        Diagnosis("entropy-formula", wrong=("entropy", "like_no_minus")),
+        Diagnosis("entropy-formula", wrong=("entropy", "like_mean_over_keys")),
         Diagnosis("entropy-nan-at-zero", wrong=("entropy", "finite")),
     )),
     Check("head_pattern_scores", "head_pattern_scores", (
@@ -272,6 +282,9 @@ CHECKS = (
         Diagnosis("pattern-cls-row", wrong=("cls", "cls_like_row_0")),
         Diagnosis("pattern-previous-count", wrong=("previous", "previous_over_all_queries")),
         Diagnosis("pattern-previous-count", wrong=("next", "next_over_all_queries")),
+        Diagnosis("pattern-values", wrong=("previous", "like_leading_dims_diagonal")),
+        Diagnosis("pattern-values", wrong=("future", "future_like_earlier")),
+        Diagnosis("pattern-values", wrong=("future", "future_over_all_entries")),
     )),
     Check("top_heads", "top_heads", (
         Expect("top_5", "top-heads-values", observed="for a (4, 6) grid of scores, the top 5 (layer, head) pairs "
@@ -282,10 +295,13 @@ CHECKS = (
                "score"),
         Expect("int_pairs", "top-heads-types"),
         Expect("input_unchanged", "top-heads-input-modified"),
-    ), clues=(Clue("like_ascending"), Clue("like_unravelled_by_layers"), Clue("like_k_ignored")), diagnoses=(
+    ), clues=(Clue("like_ascending"), Clue("like_unravelled_by_layers"), Clue("like_k_ignored"),
+              Clue("like_head_and_layer_swapped"), Clue("like_sorted_by_index")), diagnoses=(
         Diagnosis("argument-ignored", wrong=("top_5", "like_k_ignored")),
         Diagnosis("top-heads-ascending", wrong=("top_3_of_3_by_7", "like_ascending")),
         Diagnosis("top-heads-unravel", wrong=("top_3_of_3_by_7", "like_unravelled_by_layers")),
+        Diagnosis("top-heads-values", wrong=("top_3_of_3_by_7", "like_head_and_layer_swapped")),
+        Diagnosis("top-heads-values", wrong=("top_5", "like_sorted_by_index")),
     )),
     Check("capture_qkv", "capture_qkv", (
         *(Expect(name, "capture-values", observed=f"for a model handed over in training mode, the captured {name} of "
@@ -302,6 +318,9 @@ CHECKS = (
         Diagnosis("capture-layer", wrong=("query", "like_other_layer")),
         Diagnosis("capture-context-after-output", wrong=("context", "context_like_block_output"), right=("query",)),
         Diagnosis("notebook-model", wrong=("query", "like_notebook_model")),
+        Diagnosis("capture-values", wrong=("value", "value_like_query"), right=("query", "key")),
+        Diagnosis("capture-values", wrong=("query", "like_first_sequence")),
+        Diagnosis("capture-values", wrong=("query", "like_inputs_kept")),
     )),
     Check("capture_qkv_hooks", "capture_qkv", (
         Expect("works", "capture-values", observed="on a model handed over in eval mode, the dict returned does not "
@@ -340,6 +359,7 @@ CHECKS = (
         Diagnosis("recompute-mask-inf", wrong=("all_padding", "all_padding_like_minus_inf"),
                   right=("weights", "large_scores_finite")),
         Diagnosis("softmax-overflow", wrong=("large_scores", "large_scores_finite"), right=("weights",)),
+        Diagnosis("recompute-values", wrong=("context", "context_like_keys"), right=("weights",)),
     )),
     Check("attention_rollout", "attention_rollout", (
         Expect("residual", "rollout-values", observed="with residual, the rollout differs from the product of the "
@@ -357,6 +377,8 @@ CHECKS = (
         Diagnosis("rollout-max-heads", wrong=("residual", "like_max_over_heads")),
         Diagnosis("rollout-not-renormalised", wrong=("cut_rows", "cut_like_not_renormalised")),
         Diagnosis("rollout-not-renormalised", wrong=("residual", "like_columns_renormalised")),
+        Diagnosis("rollout-values", wrong=("residual", "like_layers_averaged")),
+        Diagnosis("rollout-values", wrong=("residual", "like_first_layer_twice")),
     )),
     Check("word_level_attention", "word_level_attention", (
         Expect("words", "words-values", observed="for words of 2, 1, 3 and 1 pieces, the (W, W) attention differs from "
@@ -369,5 +391,7 @@ CHECKS = (
         Diagnosis("words-keys-averaged", wrong=("words", "like_keys_averaged")),
         Diagnosis("words-queries-summed", wrong=("words", "like_queries_summed")),
         Diagnosis("words-renormalised", wrong=("words", "like_renormalised")),
+        Diagnosis("words-values", wrong=("words", "like_last_word_dropped")),
+        Diagnosis("words-values", wrong=("words", "like_specials_in_word_0")),
     )),
 )

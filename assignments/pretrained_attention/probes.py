@@ -147,14 +147,17 @@ def trusted_patterns(attn: torch.Tensor) -> dict[str, torch.Tensor]:
             "sep": attn[..., :, -1].mean(dim=-1), "future": torch.triu(attn, diagonal=1).sum(dim=-1).mean(dim=-1)}
 
 
-def trusted_capture(model: nn.Module, encoded, layer: int, module: Callable[[nn.Module], nn.Module] | None = None):
+def trusted_capture(model: nn.Module, encoded, layer: int, module: Callable[[nn.Module], nn.Module] | None = None,
+                    keep_inputs: bool = False):
     """Query, key, value and context of `layer` (context: the output of `module(layer)`, by default the
-    self-attention), in whatever mode the model is in."""
+    self-attention), in whatever mode the model is in (keep_inputs: each module's first input instead)."""
     block = model.encoder.layer[layer]
     attention = block.attention.self
     found, handles = {}, []
 
     def keep(name):
+        if keep_inputs:
+            return lambda m, i, output: found.__setitem__(name, i[0].detach())
         return lambda m, i, output: found.__setitem__(name, (output[0] if isinstance(output, tuple) else output).detach())
 
     for name in ("query", "key", "value"):
@@ -246,6 +249,10 @@ def probe_cosine_similarity(ns):
     out["like_distance"] = like(out["similarity"], 1 - trusted_cosine(X))
     columns = X / X.norm(dim=0, keepdim=True)
     out["like_columns_normalised"] = like(out["similarity"], columns @ columns.T)
+    unit = X / X.norm(dim=-1, keepdim=True)
+    out["like_columns_compared"] = like(out["similarity"], unit.T @ unit)  # (d, d): the features compared
+    squared = X / (X * X).sum(dim=-1, keepdim=True)
+    out["like_squared_norm"] = like(out["similarity"], squared @ squared.T)  # divided by |x|^2, no square root
     return out
 
 
@@ -289,6 +296,9 @@ def probe_input_embeddings(ns):
                                                                                    eps=1e-12)))):
             out[f"like_{name}"] = like(got, trusted_embeddings(model, ids, types, **kwargs))
         out["like_token_types_ignored"] = like(got, trusted_embeddings(model, ids, torch.zeros_like(types)))
+        parts = model.embeddings  # LayerNorm on the word embeddings only, before positions and types are added
+        out["like_words_normalised_first"] = like(got, LN(parts.word_embeddings(ids)) + parts.position_embeddings(
+            torch.arange(ids.shape[1])) + parts.token_type_embeddings(types))
         trusted = trusted_embeddings(model, ids, types)
         dropped_before = trusted_embeddings(model, ids, types, layer_norm=lambda x: LN(pattern_dropout(x, True)))
         out["training_like_dropout"] = np.array(any(bool(like(out["training_mode"], dropped))
@@ -336,6 +346,7 @@ def probe_attention_maps(ns):
     out["like_training_mode"] = like(out["attn"], in_training)
     out["like_last_layer"] = like(out["attn"], trusted[-1])
     out["like_batch_kept"] = like(out["attn"], trusted[:, None])
+    out["like_heads_averaged"] = like(out["attn"], trusted.mean(dim=1))
     ids = tokenizer(TEXT)["input_ids"]  # words split on spaces: of the text, or of the text decoded from the ids
     splits = (TEXT.split(), tokenizer.decode(ids).split(), tokenizer.decode(ids, skip_special_tokens=True).split())
     out["tokens_like_split"] = np.array(list(out["tokens"]) in splits)
@@ -358,6 +369,8 @@ def probe_attention_entropy(ns):
     out["input_unchanged"] = np.array(bool(torch.equal(given, attn)))
     out["finite"] = np.array(out["entropy"].dtype.kind != "f" or bool(np.all(np.isfinite(out["entropy"]))))  # NaN?
     out["like_log2"] = like(out["entropy"], trusted_entropy(attn) / math.log(2))
+    out["like_no_minus"] = like(out["entropy"], -trusted_entropy(attn))
+    out["like_mean_over_keys"] = like(out["entropy"], trusted_entropy(attn) / attn.shape[-1])
     return out
 
 
@@ -379,6 +392,11 @@ def probe_head_pattern_scores(ns):
     out["cls_like_row_0"] = like(out["cls"], attn[..., 0, :].mean(dim=-1))
     out["previous_over_all_queries"] = like(out["previous"], trusted["previous"] * 5 / 6)
     out["next_over_all_queries"] = like(out["next"], trusted["next"] * 5 / 6)
+    out["like_leading_dims_diagonal"] = np.array(all(  # torch.diagonal's default dims 0 and 1
+        bool(like(out[key], torch.diagonal(attn, offset=offset).mean(dim=-1)))
+        for key, offset in (("previous", -1), ("self", 0), ("next", 1))))
+    out["future_like_earlier"] = like(out["future"], torch.tril(attn, diagonal=-1).sum(dim=-1).mean(dim=-1))
+    out["future_over_all_entries"] = like(out["future"], torch.triu(attn, diagonal=1).mean(dim=(-2, -1)))
     return out
 
 
@@ -413,6 +431,11 @@ def probe_top_heads(ns):
         out["top_3_of_3_by_7"], [[int(i) // 7, int(i) % 7] for i in torch.argsort(other.flatten())[:3]]))
     out["like_unravelled_by_layers"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
         out["top_3_of_3_by_7"], [[int(i) // 3, int(i) % 3] for i in order]))
+    out["like_head_and_layer_swapped"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
+        out["top_3_of_3_by_7"], [[int(i) % 7, int(i) // 7] for i in order]))
+    by_index = torch.argsort(grid.flatten(), descending=True)[:5].sort().values  # the top 5, in index order
+    out["like_sorted_by_index"] = np.array(five.shape == (5, 2) and np.array_equal(
+        five, [[int(i) // 6, int(i) % 6] for i in by_index]))
     return out
 
 
@@ -461,6 +484,16 @@ def probe_capture_qkv(ns):
     out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"])
     without_types = {key: value for key, value in encoded.items() if key != "token_type_ids"}
     out["like_without_token_types"] = like(out["query"], trusted_capture(model, without_types, 1)["query"])
+    trusted = trusted_capture(model, encoded, 1)
+    out["value_like_query"] = like(out["value"], trusted["query"])
+    out["like_first_sequence"] = np.array(all(bool(like(out[name], trusted[name][0]))
+                                              for name in ("query", "key", "value")))
+    try:  # the hooks keep each module's input (the hidden states), not its output
+        inputs = trusted_capture(model, encoded, 1, keep_inputs=True)
+        out["like_inputs_kept"] = np.array(all(bool(like(out[name], inputs[name]))
+                                               for name in ("query", "key", "value", "context")))
+    except Exception:
+        out["like_inputs_kept"] = np.array(False)
     return out
 
 
@@ -513,6 +546,7 @@ def probe_recompute_attention(ns):
                           ("mask_after_softmax", dict(mask_after_softmax=True))):
         out[f"like_{name}"] = like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
     out["like_mask_ignored"] = like(out["weights"], trusted_recompute(q, k, v, 3)[1])
+    out["context_like_keys"] = like(out["context"], trusted_recompute(q, k, k, 3, mask)[0])  # weights @ keys
     out["like_heads_ignored"] = np.array(any(  # one head count, whatever num_heads says (3, then 6)
         bool(like(out["weights"], trusted_recompute(q, k, v, heads, mask)[1]))
         and bool(like(out["six_heads"], trusted_recompute(q, k, v, heads, mask)[0])) for heads in (1, 2, 4, 6, 12)))
@@ -549,6 +583,8 @@ def probe_attention_rollout(ns):
     out["like_max_over_heads"] = like(out["residual"], trusted_rollout(attn, combine="max"))
     out["cut_like_not_renormalised"] = like(out["cut_rows"], trusted_rollout(cut, renormalise=False))
     out["like_columns_renormalised"] = like(out["residual"], trusted_rollout(attn, renormalise="columns"))
+    out["like_layers_averaged"] = like(out["residual"], trusted_rollout(attn.transpose(0, 1)))  # a product over heads
+    out["like_first_layer_twice"] = like(out["residual"], trusted_rollout(torch.cat([attn[:1], attn])))
     return out
 
 
@@ -575,4 +611,6 @@ def probe_word_level_attention(ns):
     for name, kwargs in (("keys_averaged", dict(keys="mean")), ("queries_summed", dict(queries="sum")),
                          ("renormalised", dict(renormalise=True))):
         out[f"like_{name}"] = like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))
+    out["like_last_word_dropped"] = like(out["words"], trusted_words(attn, WORD_IDS[:-2] + [None, None]))
+    out["like_specials_in_word_0"] = like(out["words"], trusted_words(attn, [0 if w is None else w for w in WORD_IDS]))
     return out
