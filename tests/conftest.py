@@ -22,6 +22,17 @@ def pytest_configure(config) -> None:
         torch.set_num_threads(1)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items) -> None:
+    """Groups for `make test`'s workers (pytest-xdist --dist loadgroup): a test module's tests stay together (they
+    share module fixtures), except the per-assignment suite, split by assignment (a group shares the fast-path
+    figures of that assignment's corpus, tests/helpers.corpus_figures)."""
+    for item in items:
+        assignment = getattr(item, "callspec", None) and item.callspec.params.get("assignment")
+        group = f"assignment-{assignment}" if item.path.name == "test_assignments.py" else str(item.path)
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session")
 def fixture_release(tmp_path_factory) -> Path:
     """A course directory with the fixture assignment's source and release (nothing submitted)."""
