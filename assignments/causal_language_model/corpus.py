@@ -247,7 +247,7 @@ ALTERNATIVES = (
 )
 
 # ---------------------------------------------------------------------------------------------------------------------
-# Fresh held-out edits, written after the rules were frozen (tag rules-frozen-22), without reading the grader's rules.
+# Fresh held-out edits, written after the rules were frozen (commit 3da4907), without reading the grader's rules.
 # They are kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible on their own.
 #
 # The mistake names these edits introduced are now in the catalogue (MISTAKES in checks.py, with their advice):
@@ -411,7 +411,7 @@ FRESH_ALTERNATIVES = (
 )
 
 # ---------------------------------------------------------------------------------------------------------------------
-# Held-out edits, second set: written after the rules were frozen (tag rules-frozen-22b), without reading the grader's
+# Held-out edits, second set: written after the rules were frozen (commit 1dca0df), without reading the grader's
 # rules. The rules were re-tuned on FRESH_MUTANTS; this set measures them again on mistakes they have never seen, and
 # is kept apart from every tuple above so that its figures stay visible on their own.
 #

@@ -183,7 +183,7 @@ ALTERNATIVES = (
 )
 
 
-# Written after the rules were frozen (rules-frozen-22), without reading the grader's rules: held-out mutants and
+# Written after the rules were frozen (commit 3da4907), without reading the grader's rules: held-out mutants and
 # alternatives, kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible.
 #
 # The mistake names they introduced are now in the catalogue (MISTAKES in checks.py, with their advice): kv-cache-stale,
@@ -295,7 +295,7 @@ FRESH_ALTERNATIVES = (
 )
 
 
-# Written after the rules were frozen (rules-frozen-22b), without reading the grader's rules: a second held-out set,
+# Written after the rules were frozen (commit 1dca0df), without reading the grader's rules: a second held-out set,
 # kept apart from MUTANTS, ALTERNATIVES, FRESH_MUTANTS and FRESH_ALTERNATIVES so that its figures stay visible (the
 # rules were re-tuned on FRESH_MUTANTS; this set measures them again on mistakes they have never seen).
 #

@@ -246,7 +246,7 @@ ALTERNATIVES = (
          "loops over words"),
 )
 
-# Written after the grader's rules were frozen (git tag rules-frozen-22), without reading them: held-out mutants and
+# Written after the grader's rules were frozen (git commit 3da4907), without reading them: held-out mutants and
 # alternatives, kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible.
 #
 # Their new mistake names (cosine-input-modified, embeddings-dropout, model-left-in-training, top-heads-input-modified,
@@ -398,7 +398,7 @@ FRESH_ALTERNATIVES = (
          "the piece matrix from F.one_hot, specials in a dropped column"),
 )
 
-# Written after the grader's rules were frozen (git tag rules-frozen-22b), without reading them: a second set of
+# Written after the grader's rules were frozen (git commit 1dca0df), without reading them: a second set of
 # held-out mutants and alternatives. The rules were re-tuned on FRESH_MUTANTS, so this set measures them again on
 # mistakes they have never seen; it is kept apart from every tuple above so that its figures stay visible.
 #

@@ -414,7 +414,7 @@ ALTERNATIVES = (
 )
 
 # ---------------------------------------------------------------------------------------------------------
-# Written after the rules were frozen (git tag rules-frozen-22), without reading the checks, probes or
+# Written after the rules were frozen (git commit 3da4907), without reading the checks, probes or
 # diagnoses: held-out mutants and alternatives that measure how well the frozen rules name mistakes they
 # were never tuned on. Kept apart from MUTANTS and ALTERNATIVES so that their figures stay visible.
 #
@@ -618,7 +618,7 @@ FRESH_ALTERNATIVES = (
 )
 
 # ---------------------------------------------------------------------------------------------------------
-# Written after the rules were frozen again (git tag rules-frozen-22b), without reading the checks, probes or
+# Written after the rules were frozen again (git commit 1dca0df), without reading the checks, probes or
 # diagnoses. The rules were re-tuned on FRESH_MUTANTS, so this second held-out set measures them again on
 # mistakes they have never seen; it is kept apart from the other tuples so that its figures stay visible.
 #
