@@ -113,6 +113,11 @@ def fill_parameters(module: nn.Module, seed: int) -> np.ndarray:
     return np.array(sorted(described))
 
 
+def flat_parameters(module: nn.Module) -> np.ndarray:
+    """Every parameter of `module`, flattened and joined in the order of their sorted names: (total size,)."""
+    return np.concatenate([to_array(p).ravel() for _, p in sorted(module.named_parameters())])
+
+
 @contextlib.contextmanager
 def replaced(ns: Namespace, **stand_ins) -> Iterator[None]:
     """Temporarily bind names in the notebook namespace to the grader's own versions."""

@@ -24,9 +24,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import (Namespace, Probe, StandInDropout, caught, error_output, fill_parameters, generator,
-                               like, randn, registry, replaced, require, stand_in_dropout, stand_in_registry,
-                               to_array)
+from course.probe_tools import (Namespace, Probe, StandInDropout, caught, error_output, fill_parameters,
+                                flat_parameters, generator, like, randn, registry, replaced, require,
+                                stand_in_dropout, stand_in_registry, to_array)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
@@ -754,10 +754,6 @@ def _stand_in_lm() -> nn.Module:
     return model.eval()  # estimate_loss leaves models in eval mode: train_lm must switch back
 
 
-def _parameters(model: nn.Module) -> np.ndarray:
-    return np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])
-
-
 def _replay(ns: Namespace, optimizer: str = "adamw", zero_grad: bool = True, train_mode: bool = True,
             reseed: bool = False, new_optimizer: bool = False) -> np.ndarray:
     """The final parameters of the grader's own training loop, with one of the usual mistakes on request: Adam,
@@ -783,7 +779,7 @@ def _replay(ns: Namespace, optimizer: str = "adamw", zero_grad: bool = True, tra
             opt.zero_grad()
         loss.backward()
         opt.step()
-    return _parameters(model)
+    return flat_parameters(model)
 
 
 def _trained(ns: Namespace, seed: int | None = None, **changes) -> tuple[nn.Module, dict]:
@@ -807,16 +803,16 @@ def probe_train_lm(ns):
     out = {"history_keys": np.array(sorted(map(str, history)))}
     out |= {key: caught(lambda key=key: np.array([float(v) for v in history[key]]))
             for key in ("step", "train_loss", "val_loss")}
-    out["final_parameters"] = _parameters(model)
-    out["seed_5_parameters"] = _parameters(_trained(ns, seed=5)[0])
+    out["final_parameters"] = flat_parameters(model)
+    out["seed_5_parameters"] = flat_parameters(_trained(ns, seed=5)[0])
     for name, options in (("adam", dict(optimizer="adam")), ("no_zero_grad", dict(zero_grad=False)),
                           ("eval_mode", dict(train_mode=False)), ("same_batch", dict(reseed=True)),
                           ("new_optimizer", dict(new_optimizer=True))):
         out[f"like_{name}"] = like(out["final_parameters"], _replay(ns, **options))
     out["val_like_train"] = like(out["val_loss"], out["train_loss"])
     out["seed_5_like_default"] = like(out["seed_5_parameters"], out["final_parameters"], atol=0)
-    out["trained"] = ~like(out["final_parameters"], _parameters(_stand_in_lm()), atol=0)
-    out["learning_rate_used"] = ~like(_parameters(_trained(ns, learning_rate=0.02)[0]), out["final_parameters"], atol=0)
+    out["trained"] = ~like(out["final_parameters"], flat_parameters(_stand_in_lm()), atol=0)
+    out["learning_rate_used"] = ~like(flat_parameters(_trained(ns, learning_rate=0.02)[0]), out["final_parameters"], atol=0)
     return out
 
 

@@ -24,8 +24,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import (Namespace, StandInDropout, caught, error_output, fill_parameters, generator, like,
-                               randn, registry, replaced, require, stand_in_dropout, stand_in_registry, to_array)
+from course.probe_tools import (Namespace, StandInDropout, caught, error_output, fill_parameters, flat_parameters,
+                                generator, like, randn, registry, replaced, require, stand_in_dropout,
+                                stand_in_registry, to_array)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
 
@@ -983,10 +984,6 @@ def _replay(num_epochs: int, learning_rate: float, *, optimizer: str = "adamw", 
     return model, {key: np.array(value) for key, value in history.items()}
 
 
-def _parameters(model: nn.Module) -> np.ndarray:
-    return np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])
-
-
 def _has_gradients(model: nn.Module) -> bool:
     return any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in model.parameters())
 
@@ -1001,20 +998,20 @@ def probe_train_transformer(ns):
         return {"uses_model_device": np.array(False)}  # it used the notebook's global `device`
     out["uses_model_device"] = np.array(True)
     out["history_floats"] = out.pop("floats")
-    out["final_parameters"] = params = _parameters(model)
+    out["final_parameters"] = params = flat_parameters(model)
     out["epochs_recorded"] = np.array(len(out["train_loss"]))
     # Clues: the final parameters and the history as one mistake would make them, from the grader's own loop (the
     # mistakes' loops only where the parameters differ from the right loop's)
     right_model, right_history = _replay(3, 0.05)
-    initial, stepped = _parameters(_fresh_classifier()), _has_gradients(model)
+    initial, stepped = flat_parameters(_fresh_classifier()), _has_gradients(model)
     unchanged = bool(like(params, initial, atol=1e-7))
     optimizers = ("adam", "adam_decay", "sgd", "sgd_decay")
     mistakes = (*((name, dict(optimizer=name)) for name in optimizers), ("never", dict(zero_grad="never")),
                 ("epoch", dict(zero_grad="epoch")), ("recreate", dict(recreate=True)),
                 ("no_train", dict(train_mode=False)), ("probabilities", dict(probabilities=True)),
                 ("no_mask", dict(with_mask=False)))
-    as_right = bool(like(params, _parameters(right_model)))
-    replays = {name: None if as_right else _parameters(_replay(3, 0.05, **options)[0]) for name, options in mistakes}
+    as_right = bool(like(params, flat_parameters(right_model)))
+    replays = {name: None if as_right else flat_parameters(_replay(3, 0.05, **options)[0]) for name, options in mistakes}
 
     def like_replay(*names: str) -> bool:
         return any(replays[name] is not None and bool(like(params, replays[name])) for name in names)
@@ -1032,9 +1029,9 @@ def probe_train_transformer(ns):
     out["like_argmax_flattened"] = np.array(as_right and bool(like(out["train_acc"], right_history["acc_flat_argmax"])))
     n = len(out["train_loss"])
     out["params_match_epochs_recorded"] = np.array(as_right if n == 3 else 0 < n <= 6 and bool(
-        like(params, _parameters(_replay(n, 0.05)[0]))))
+        like(params, flat_parameters(_replay(n, 0.05)[0]))))
     frozen, _ = _trained(ns, 13, num_epochs=2, learning_rate=0.0)  # nothing may learn
-    out["frozen_parameters_unchanged"] = like(_parameters(frozen), initial, atol=1e-7)
+    out["frozen_parameters_unchanged"] = like(flat_parameters(frozen), initial, atol=1e-7)
     return out
 
 
