@@ -27,6 +27,8 @@ def pytest_collection_modifyitems(items) -> None:
     """Groups for `make test`'s workers (pytest-xdist --dist loadgroup): a test module's tests stay together (they
     share module fixtures), except the per-assignment suite, split by assignment (a group shares the fast-path
     figures of that assignment's corpus, tests/helpers.corpus_figures)."""
+    if not items or not items[0].config.pluginmanager.hasplugin("xdist"):
+        return
     for item in items:
         assignment = getattr(item, "callspec", None) and item.callspec.params.get("assignment")
         group = f"assignment-{assignment}" if item.path.name == "test_assignments.py" else str(item.path)

@@ -84,13 +84,19 @@ def course(tmp_path_factory) -> Iterator[dict]:
 
 @pytest.fixture(scope="module")
 def cluster(course) -> Iterator[dict]:
-    """A LocalCluster of 2 worker processes that see the course as a worker machine sees its repository."""
+    """A LocalCluster of 2 worker processes that see the course as a worker machine sees its repository.
+
+    Its workers keep their task folders in a temporary folder of their own (TMPDIR), so that the tests see
+    only theirs, not those of the other tests running at the same time."""
     from distributed import Client, LocalCluster
 
+    temporary = course["root"] / "worker-tmp"
+    temporary.mkdir()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env={**course["env"], "COURSE_JOBS": "2"}) as local, Client(local) as client:
-        yield {"client": client, "env": {**course["env"], "COURSE_SCHEDULER": local.scheduler_address}}
-    remove_stale_folders()  # the killed workers' task folders, which no later task removed
+                      env={**course["env"], "COURSE_JOBS": "2", "TMPDIR": str(temporary)}) as local, \
+            Client(local) as client:
+        yield {"client": client, "env": {**course["env"], "COURSE_SCHEDULER": local.scheduler_address},
+               "temporary": temporary}
 
 
 def test_the_cluster_grades_a_class_as_the_local_batch_does_and_shows_its_progress(course):
@@ -172,9 +178,9 @@ def test_a_submission_that_kills_its_worker_is_tried_twice_then_recorded_as_cras
 
 
 
-def stale_task_folders() -> list[Path]:
-    """The task folders of this machine's processes that are gone."""
-    return [folder for folder in Path(tempfile.gettempdir()).glob(f"{TASK_PREFIX}*")
+def stale_task_folders(temporary: Path) -> list[Path]:
+    """The task folders in `temporary` of this machine's processes that are gone."""
+    return [folder for folder in temporary.glob(f"{TASK_PREFIX}*")
             if not any(folder.name.startswith(task_folder_prefix(pid)) for pid in live_pids(folder))]
 
 
@@ -187,14 +193,12 @@ def test_the_next_task_removes_the_folders_of_workers_killed_mid_task(course, cl
     """The workers killed above (mid-batch, and twice by a submission) left the course directory of their task."""
     graded = batch(cluster["env"], "--quiet", "--regrade", "--student", "perfect")
     assert graded.returncode == 0, graded.stderr[-3000:]
-    assert stale_task_folders() == []
+    assert stale_task_folders(cluster["temporary"]) == []
 
 
-def test_only_the_folders_of_processes_that_are_gone_are_removed():
+def test_only_the_folders_of_processes_that_are_gone_are_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # not the folders of the tests running beside it
     gone = subprocess.Popen(["true"])
     gone.wait()
     stale, live = (Path(tempfile.mkdtemp(prefix=task_folder_prefix(pid))) for pid in (gone.pid, os.getpid()))
-    try:
-        assert stale in remove_stale_folders() and not stale.exists() and live.exists()
-    finally:
-        live.rmdir()
+    assert remove_stale_folders() == [stale] and not stale.exists() and live.exists()
