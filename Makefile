@@ -83,7 +83,7 @@ bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds 
 	$(PY) scripts/benchmark.py $(ASSIGNMENT)
 
 test: $(STAMP) sandbox-tools browser-tools ## run every test of the repository
-	$(PY) -m pytest -q -n auto --dist loadgroup
+	$(PY) -m pytest -q -n auto
 
 clean: $(STAMP) ## remove build/, autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)
 	$(PY) -m course.clean

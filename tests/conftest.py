@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from course.paths import assignments
 from helpers import CHROMEDRIVER, CHROMIUM, course_env, paths_of, released_course
 
 
@@ -22,17 +23,46 @@ def pytest_configure(config) -> None:
         torch.set_num_threads(1)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items) -> None:
-    """Groups for `make test`'s workers (pytest-xdist --dist loadgroup): a test module's tests stay together (they
-    share module fixtures), except the per-assignment suite, split by assignment (a group shares the fast-path
-    figures of that assignment's corpus, tests/helpers.corpus_figures)."""
-    if not items or not items[0].config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        assignment = getattr(item, "callspec", None) and item.callspec.params.get("assignment")
-        group = f"assignment-{assignment}" if item.path.name == "test_assignments.py" else str(item.path)
-        item.add_marker(pytest.mark.xdist_group(group))
+ASSIGNMENTS = assignments()
+
+
+def worker_group(nodeid: str) -> str:
+    """The group of a test that `make test`'s workers (pytest-xdist) keep together on one worker: its module (the
+    module's tests share its fixtures), except in the per-assignment suite, whose groups are its assignments (a group
+    shares the fast-path figures of its assignment's corpus, tests/helpers.corpus_figures), e.g.
+    'tests/test_assignments.py::test_x[fresh-causal_language_model]' -> 'tests/test_assignments.py[causal_language_model]'."""
+    module, _, test = nodeid.partition("::")
+    if module.endswith("test_assignments.py") and "[" in test:
+        return f"{module}[{next(p for p in test[test.index('[') + 1:-1].split('-') if p in ASSIGNMENTS)}]"
+    return module
+
+
+# The slowest groups, slowest first, as measured (`--durations`): a worker free for a new group takes the first of these
+# still waiting (longest first, so that no long group starts last while the other worker idles), then the others.
+SLOWEST_GROUPS = ("tests/test_grading_end_to_end.py", "tests/test_pipeline.py",
+                  "tests/test_assignments.py[pretrained_attention]", "tests/test_assignments.py[causal_language_model]",
+                  "tests/test_cluster.py", "tests/test_assignments.py[transformer_fundamentals]",
+                  "tests/test_assignments.py[hand_designed_attention]",
+                  "assignments/causal_language_model/tests/test_solution.py", "tests/test_formgrader.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Schedule `make test`'s workers by worker_group, the slowest groups first. (pytest-xdist's own --dist loadgroup
+    does not group on pytest 9, which names a test by its `_id`: xdist's renaming of `_nodeid` to add the group is
+    lost, and every test of a module would set up the module's fixtures again on each worker.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkerGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            waiting = [group for group in SLOWEST_GROUPS if group in self.workqueue]
+            if waiting:
+                self.workqueue.move_to_end(waiting[0], last=False)
+            super()._assign_work_unit(node)
+
+    return ByWorkerGroup(config, log)
 
 
 @pytest.fixture(scope="session")

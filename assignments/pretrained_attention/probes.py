@@ -23,6 +23,8 @@ gradients).
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from collections.abc import Callable
 
@@ -52,12 +54,18 @@ TOO_LONG = "word " * 60  # more tokens than the grader's model has positions: th
 
 
 def grader_model(seed: int, training: bool = False) -> nn.Module:
-    """A fresh small BERT with eager attention and every parameter fixed by its name and `seed`."""
+    """A fresh small BERT with eager attention and every parameter fixed by its name and `seed`: a copy of the one
+    built once per seed, so that what student code does to it (weights, hooks, modes) stays in that copy."""
+    return copy.deepcopy(_built_model(seed)).train(training)
+
+
+@functools.cache
+def _built_model(seed: int) -> nn.Module:
     from transformers import BertConfig, BertModel
 
     model = BertModel._from_config(BertConfig(**GRADER_MODEL), attn_implementation="eager", add_pooling_layer=False)
     fill_parameters(model, seed=seed)
-    return model.train(training)
+    return model
 
 
 def grader_tokenizer():
