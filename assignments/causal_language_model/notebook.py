@@ -770,8 +770,12 @@ print("Visible DecoderBlock tests passed.")
 #   token embedding: `self.head.weight = self.tok_emb.weight`. Both are
 #   `(vocab_size, d_model)`, so the head scores each character by how well the
 #   output vector matches that character's embedding, and the model has one
-#   matrix to learn instead of two. (A tied head has no bias: a bias would give
-#   some characters a head start that no embedding explains.)
+#   matrix to learn instead of two. Leave the head without a bias. That is a
+#   choice, not a rule: a bias per character would be free to learn how common
+#   each character is (like the log-frequencies of the unigram model), and
+#   BERT's tied head has one. Here, without it, every score comes from the match
+#   between the output vector and an embedding, so frequency too must be
+#   learned in the embeddings, and GPT-2's tied head is built the same way.
 #
 # `forward(idx)`: `idx (B, T)` int64 → logits `(B, T, vocab_size)`. Raise a
 # `ValueError` if `T > block_size` (there is no position embedding for it).

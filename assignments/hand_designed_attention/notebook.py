@@ -924,9 +924,15 @@ plt.show()
 # matrices have the same product. The second figure therefore compares
 # $Q_m K_m^\top / \sqrt{d_{qk}}$, a `(d_in, d_in)` matrix whatever `qk_dim` is:
 # entry $(a, b)$ is the score a query with feature $a$ gives a key with
-# feature $b$. One more freedom remains: adding the same number to every score
-# of one query changes no softmax, so each **row** of this matrix may be
-# shifted by a constant. Compare differences within a row, not raw values.
+# feature $b$. One more freedom remains, but only for some inputs. Adding $c$
+# to row $a$ of this matrix adds $c \, x_a \sum_b y_b$ to the score a query
+# $x$ gives a key $y$. When every key's features sum to the same number (true
+# here: a one-hot token, or a one-hot token and a one-hot position), that is
+# the same number for all of a query's keys, which no softmax sees: each
+# **row** may then be shifted by a constant, so compare differences within a
+# row, not raw values. When the keys' sums differ (the learned positional
+# table of 3.2 has rows of any sum), the shift changes which key wins, and
+# this freedom is gone.
 
 # %% code id="given-comparison-plots"
 def feature_names(task, design):
@@ -1125,8 +1131,8 @@ plt.show()
 # prefers keys of its own token. My gaps are about 58, the learned gaps about
 # 3.5 to 4, so the learned attention is soft and its errors exceed 0.01
 # although its average loss is small. Each row can also be shifted by a
-# constant: with one-hot tokens that adds the same number to all of a query's
-# scores, which the softmax ignores.
+# constant: the keys are one-hot tokens, whose features all sum to 1, so that
+# adds the same number to all of a query's scores, which the softmax ignores.
 #
 # The scores are $QK^\top = X Q_m K_m^\top X^\top$. With $Q_m M$ and
 # $K_m M^{-\top}$ they become

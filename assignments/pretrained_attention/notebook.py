@@ -79,12 +79,14 @@ print(f"PyTorch {torch.__version__}, running on {device}")
 # touches the network.
 #
 # One argument matters: `attn_implementation="eager"`. By default,
-# transformers runs attention with PyTorch's fused
-# `scaled_dot_product_attention` ("sdpa"), whose API returns only the
-# attention's output (its fused kernels never even build the weights), so
-# transformers has no weights to hand back.
-# Ask an sdpa model for `output_attentions=True` and you get an **empty
-# tuple** and a one-line warning, not an error. The eager implementation
+# transformers runs attention with PyTorch's `scaled_dot_product_attention`
+# ("sdpa"), whose API returns only the attention's output. (Its flash and
+# memory-efficient kernels never build the weights at all; its plain "math"
+# kernel builds them but does not return them.) So transformers has no weights
+# to hand back. In the version this course pins (its `requirements.txt`), ask
+# an sdpa model for `output_attentions=True` and you get an **empty tuple**
+# and a one-line warning, not an error. Other versions may differ (the 4.x
+# releases fell back to eager attention for that call, with a warning). The eager implementation
 # computes the softmax explicitly and hands the weights back. The cell after
 # the next one shows the trap.
 

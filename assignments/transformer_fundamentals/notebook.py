@@ -104,9 +104,9 @@ ax1.plot(n, n - 1, label="RNN: steps between word 1 and word n")
 ax1.plot(n, np.ones_like(n), label="attention: always 1 step")
 ax1.set(title="Longest path between two words", xlabel="sentence length n", ylabel="steps")
 ax1.legend()
-ax2.plot(n, n, label="RNN: n sequential steps")
-ax2.plot(n, n**2, label="attention: n² scores")
-ax2.set(title="Work per layer", xlabel="sentence length n", ylabel="operations (relative)")
+ax2.plot(n, n, label="RNN: n steps, one after another")
+ax2.plot(n, n**2, label="attention: n² pairwise scores, all at once")
+ax2.set(title="Sequential steps against pairwise scores", xlabel="sentence length n", ylabel="count")
 ax2.legend()
 plt.tight_layout()
 plt.show()
@@ -261,8 +261,10 @@ print("Visible TokenEmbedding tests passed.")
 # %% [markdown]
 # ## 2.3 Sinusoidal positional encoding
 #
-# Attention by itself ignores word order: shuffle the words and each word's
-# output is the same. We therefore add to each position $pos$ a fixed vector
+# Attention by itself ignores word order: shuffle the words and each word gets
+# the same output as before, at its new place (attention is *permutation
+# equivariant*; a visible test of Part 4 checks it on your own block). So
+# "dog bites man" and "man bites dog" would look alike. We therefore add to each position $pos$ a fixed vector
 # $PE_{pos}$ of size $d_{model}$, made of sines and cosines of different
 # frequencies. For each *pair* of dimensions $(2i, 2i+1)$, $i = 0, 1, \dots, d_{model}/2 - 1$:
 #
@@ -510,7 +512,9 @@ print("Visible MultiHeadAttention tests passed.")
 #
 # Layer normalization rescales each token's vector to mean 0 and variance 1
 # over its `features`, then applies a learned scale $\gamma$ and shift $\beta$.
-# We follow **exactly the convention of `torch.nn.LayerNorm`**:
+# We follow **the convention of `torch.nn.LayerNorm`**, with one difference in
+# a default: our `eps` is 1e-6, `nn.LayerNorm`'s is 1e-5 (the visible tests
+# give both the same `eps`):
 #
 # $$\text{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,
 # \qquad \mu = \frac{1}{d}\sum_j x_j, \quad \sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2$$
@@ -643,6 +647,9 @@ x = torch.randn(2, 5, 12)
 out, weights = block(x)
 assert out.shape == (2, 5, 12) and weights.shape == (2, 3, 5, 5), "shapes: (B, T, d_model) and (B, H, T, T)"
 assert torch.allclose(out.mean(-1), torch.zeros(2, 5), atol=1e-5), "post-norm: the block's output is norm2's output"
+shuffle = torch.randperm(5)
+assert torch.allclose(block(x[:, shuffle])[0], out[:, shuffle], atol=1e-5), (
+    "permutation equivariance: without positions, shuffling the words must shuffle the outputs the same way")
 print(f"Visible TransformerBlock tests passed. Parameters: {sum(p.numel() for p in block.parameters()):,}")
 
 # %% tests id="transformer_block" points=4
@@ -654,6 +661,14 @@ print(f"Visible TransformerBlock tests passed. Parameters: {sum(p.numel() for p 
 #
 # `MiniTransformer` embeds the ids, runs `num_layers` blocks, normalizes, pools
 # one vector per sentence and classifies it.
+#
+# Why normalize again? Our blocks are post-norm, so the last block's output is
+# already normalized (by its `norm2`), and the final `ln_f` normalizes it once
+# more, with a scale and shift of its own (`2 * d_model` parameters). It adds
+# little to this model; we keep it so that the layout (embeddings, blocks,
+# final LayerNorm, head) is the one of the pre-norm models you will build in
+# assignment 3, where the blocks never normalize the residual stream and the
+# final LayerNorm is the only one that does.
 #
 # **Padding.** Sentences in a batch have different lengths, so short ones are
 # filled with `<PAD>` (id 0). `attention_mask` has shape `(B, T)` with 1 for a
@@ -934,6 +949,8 @@ for epoch, values in enumerate(zip(*history.values()), start=1):
 val_acc = history["val_acc"][-1]
 test_acc = evaluate(model, test_loader)[1]
 print(f"Trained in {training_seconds:.0f} s: val acc {val_acc:.3f}, test acc {test_acc:.3f}")
+best_epoch = int(np.argmin(history["val_loss"])) + 1
+print(f"Lowest validation loss at epoch {best_epoch} of {len(history['val_loss'])}")
 
 # %% code id="demo-curves"
 epochs = range(1, len(history["train_loss"]) + 1)
@@ -950,11 +967,14 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Read the curves before moving on. The training loss keeps falling, but the
-# validation loss turns up after an epoch or two while validation accuracy
-# stalls: the model starts memorising training sentences (it has far more
-# parameters than there are training sentences). More epochs would not help;
-# more data, smaller embeddings or stronger regularisation might.
+# Read the curves before moving on, with the line printed above the plot: the
+# epoch of your run's lowest validation loss. The training loss keeps falling.
+# If the validation loss is lowest before the last epoch, it turned up while
+# the training loss still fell: from there on the model memorises training
+# sentences (it has far more parameters than there are training sentences),
+# and more epochs would not help; more data, smaller embeddings or stronger
+# regularisation might. If it is lowest at the last epoch, your run had not
+# reached that point yet.
 
 # %% [markdown]
 # ## 5.5 A baseline
