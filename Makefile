@@ -36,8 +36,9 @@ $(STAMP): requirements.txt
 
 all: release samples autograde report ## the main job: release, grade the sample class, write grades and report
 
-source: $(STAMP) ## rebuild source/<assignment>/ from assignments/<assignment>/ (notebook.py, shipped files, data)
+source: $(STAMP) ## rebuild source/<assignment>/ and docs/rubrics/<assignment>.md from assignments/<assignment>/
 	$(PY) -m course.build_source $(ASSIGNMENT)
+	$(PY) -m course.rubrics $(ASSIGNMENT)
 
 reference: $(STAMP) ## rebuild the checks' reference data from the instructor solution
 	$(PY) -m course.reference $(ASSIGNMENT)

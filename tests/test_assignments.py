@@ -30,6 +30,7 @@ from course.grader_accuracy import acceptable, checks_of_cell, corpora, corpus, 
 from course.grading.judge import grade_cells as points_of
 from course.notebook_format import check_cell_source
 from course.parts import part
+from course.rubrics import MODEL_ANSWER, page_path, rubric_page, written_questions
 from course.probes import load_visible_probes
 from course.samples import sample_notebook
 from helpers import assert_reference_is_fresh, between, corpus_figures, grade_cells, nbgrader
@@ -82,6 +83,18 @@ def test_each_test_cell_is_one_check_and_runs_nothing_in_the_kernel(assignment):
 
 def graded_names(cell_source: str) -> list[str]:
     return re.findall(r"^(?:class|def) (\w+)", cell_source, flags=re.M)
+
+
+def test_every_written_question_has_a_model_answer_and_a_rubric_on_the_graders_page(assignment):
+    """In the instructor notebook only (the release strips solution regions: the leak tests below), and on
+    docs/rubrics/<assignment>.md, which formgrader's grader reads beside the student's answer."""
+    questions = written_questions(assignment)
+    assert questions, "every assignment has written questions"
+    incomplete = [q.grade_id for q in questions
+                  if not (q.question.startswith("**Question") and q.model_answer.startswith(MODEL_ANSWER)
+                          and re.search(rf"Full\s+\({q.points:g}\).*Partial\s+\(.+\).*None\s+\(0\)", q.rubric, flags=re.S))]
+    assert not incomplete, f"without a question, a model answer, or a full, partial and no-points rubric: {incomplete}"
+    assert page_path(assignment).read_text() == rubric_page(assignment), "stale: run `make source`"
 
 
 def test_answer_cells_define_the_graded_names_the_submission_log_records(assignment):

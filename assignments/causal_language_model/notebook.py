@@ -1187,6 +1187,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-scaling" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # A score between random queries and keys with unit-variance entries has
 # standard deviation $\sqrt{d_k}$. With the scaling, the table stays put at
 # every $d_k$ (largest weight about 0.26, entropy about 2.3 nats of the 2.77 of
@@ -1196,6 +1197,14 @@ plt.show()
 # by on its way to the queries and keys: near-one-hot weights pass back almost
 # no gradient, so Q and K stop learning. Dividing by $\sqrt{d_k}$ keeps the
 # scores' spread near 1, and the softmax in its responsive range.
+#
+# *Rubric.* Full (3): scores of unit-variance queries and keys have a standard
+# deviation of √d_k; from the student's table, without scaling the largest
+# weight goes to 1, the entropy to 0 and the Jacobian norm to 0 as d_k grows,
+# while the scaled rows stay put; a tiny Jacobian means tiny gradients through
+# the softmax, so the attention stops learning. Partial (1 to 2): the effect
+# on the weights without the gradient, or no numbers from the table. None (0):
+# blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -1206,6 +1215,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-fill-value" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # A fill is "very negative" only relative to the scores. Unscaled scores at
 # $d_k = 4096$ have a standard deviation of 64 here, so with a fill of -100,
 # 10 of 3,200 causal rows (0.3%, mostly first queries, which have one allowed
@@ -1217,6 +1227,13 @@ plt.show()
 # stay finite, with no NaN to repair (repairing would also hide NaN from other
 # bugs). A uniform row would let a forbidden query read everything; NaN would
 # spread through the network and its gradients.
+#
+# *Rubric.* Full (3): a fill must be very negative relative to the scores,
+# with what -100 and -1e9 in float16 did in 1.2; the dtype's own minimum (or
+# -inf handled with care); the fully blocked row gives zeros, better than a
+# uniform row (which attends to blocked keys) or NaN (which spreads through
+# the network and its gradients). Partial (1 to 2): the fill without the fully
+# blocked row, or the reverse. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -1226,6 +1243,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-pre-norm" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # Post-norm: $\text{LN}(x + \text{Sublayer}(x))$; pre-norm:
 # $x + \text{Sublayer}(\text{LN}(x))$. `DecoderBlock` is pre-norm. In
 # pre-norm, the residual stream from the embeddings to the final LayerNorm is
@@ -1234,6 +1252,12 @@ plt.show()
 # puts a LayerNorm on that path at every block, which makes deep stacks hard to
 # train without a learning-rate warm-up. Pre-norm needs one final LayerNorm
 # before the head, since the stream itself is never normalised.
+#
+# *Rubric.* Full (3): both formulas right, DecoderBlock named pre-norm, and
+# one reason (the residual stream is an identity path, so gradients reach
+# early layers undamped; deep stacks train stably without a careful warm-up).
+# Partial (1 to 2): the formulas swapped or incomplete, or no reason. None
+# (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -1245,6 +1269,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-causality" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # The targets are the inputs shifted by one (`make_examples`): without the
 # shift the model learns to copy the character it already sees. The attention
 # is masked so that position $t$ reads only positions $\le t$ (`causal_mask`,
@@ -1256,6 +1281,13 @@ plt.show()
 # and allows the future, and its last row blocks everything (NaN). As floats,
 # the mask is added to the scores: adding 0s and 1s blocks nothing, so the
 # model silently reads the future. The dependency matrix catches both.
+#
+# *Rubric.* Full (3): the shift of the targets (without it the model copies
+# the character it sees) and the causal mask (without it the model reads the
+# future: low training loss, useless generation), and the trap both ways:
+# PyTorch's bool mask blocks True, so tril as bool blocks the past and allows
+# the future; as a float mask it adds 1 or 0 to the scores and blocks nothing.
+# Partial (1 to 2): one place, or half the trap. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -1266,6 +1298,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-results" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # After 1,000 steps the model's validation loss is 1.88 nats (perplexity 6.5),
 # well below the bigram's 2.50 (perplexity 12.1), the unigram's 3.28 and the
 # uniform 4.16: it uses more than the previous character. On the test text it
@@ -1277,6 +1310,14 @@ plt.show()
 # tail of unlikely characters whatever the temperature. Greedy decoding always
 # takes the most likely character, so once it enters a likely loop (a common
 # word, a frequent name) the same context returns and it repeats itself.
+#
+# *Rubric.* Full (3): the student's validation loss and perplexity against the
+# bigram's, unigram's and uniform's, what the samples get right (spelling,
+# layout, common words) and wrong (sense, long-range coherence), what
+# temperature and top-k do to the distribution, and why greedy decoding
+# repeats (the most likely next character again and again, into loops).
+# Partial (1 to 2): numbers without the sampling part, or the reverse. None
+# (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]

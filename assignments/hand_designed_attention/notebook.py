@@ -1141,6 +1141,14 @@ plt.show()
 # is the same. Gradient descent lands on one of infinitely many equivalent
 # factorisations, picked by its random start; only $Q_m K_m^\top$ (up to row
 # shifts) and $V_m$ can be compared.
+#
+# *Rubric.* Full (4): V_m alike in both (fixed by one-token sequences), K_m
+# and Q_m unlike while Q_m K_mᵀ / √d agrees (each row highest on its diagonal;
+# the gaps compared), and the derivation that Q_m M and K_m M^{-⊤} give the
+# same scores, so the same softmax and outputs. Partial (1 to 3): the
+# comparison without the derivation, the derivation without the comparison, or
+# raw K_m and Q_m compared as if they had to match. None (0): blank, or a
+# claim that the learned layer found a different function.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -1168,6 +1176,15 @@ plt.show()
 # $R^{-1}$), $Q_m M$ with $K_m M^{-\top}$, and, since only position 0's value
 # is ever read, how that value is split between the token rows of $V_m$ and
 # position 0's contribution `pos[0] @ Vm[3:]`.
+#
+# *Rubric.* Full (4): from the figures, how the learned layer sets position 0
+# apart (the position part of each key, pos @ Km[3:]) and makes every query
+# point the same way whatever its token, compared with the student's design
+# (the same rule, maybe with another sign or margin), and at least one family
+# of numbers that could differ without changing any output (Q_m M with K_m
+# M^{-⊤}; the positional table's columns mixed with matching rows of K_m, Q_m,
+# V_m; how position 0's value is split). Partial (1 to 3): the rule without
+# the figures, or no free numbers. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -1196,6 +1213,15 @@ plt.show()
 # solutions and two stalled near 90%: the layer can represent the task and
 # gradient descent can find it, but a recipe that suits easy tasks does not
 # suit this one, and success depends on the start.
+#
+# *Rubric.* Full (4): not capacity (the student's one-layer design solves it
+# with the same sizes) but training: the solution needs several large scores
+# in balance (content match, same-position penalty, CLS in between) far from
+# the start near 0, and single-example gradients conflict because whether a
+# token repeats depends on the others; with the sign-accuracy plot (longer
+# sequences worse) and the effect of slower, longer training. Partial (1 to
+# 3): "needs more training" or "too hard" with one mechanism. None (0): blank,
+# or a claim that one layer cannot represent the task.
 # ### END SOLUTION
 
 # %% [markdown]

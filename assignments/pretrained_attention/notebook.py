@@ -307,6 +307,7 @@ print(f"with truncation=True the tokenizer keeps {truncated.shape[1]} tokens: th
 
 # %% answer [markdown] id="reflection-positions" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # Both tables make nearby positions more similar than distant ones (mean
 # neighbour similarity 0.97 for the sinusoidal table, 0.85 for the learned
 # one), so "nearby positions look alike" holds for both. What does
@@ -318,6 +319,13 @@ print(f"with truncation=True the tokenizer keeps {truncated.shape[1]} tokens: th
 # and the tokenizer must truncate, and whatever follows token 511 is never
 # read. The sinusoidal formula can be evaluated at any position, so a vector
 # exists for 600, although a model trained on shorter texts has never seen it.
+#
+# *Rubric.* Full (3): which claims hold for the learned table (nearby
+# positions more alike, with the student's neighbour similarities) and which
+# do not (no formula behind it, offsets are not a fixed rotation), that a text
+# past 512 tokens has no position row (it must be cut or split), and that the
+# sinusoidal formula computes any position. Partial (1 to 2): the comparison
+# without the numbers, or the 512 limit missing. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -583,6 +591,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-heads" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # Layer 0 head 2 is a previous-token head: its score is 1.00, almost all of
 # every query's weight is on the token before it. Layer 1 head 8 is a
 # next-token head (0.67). Layer 2 head 9 and layer 4 head 5 give 0.81 of their
@@ -595,6 +604,13 @@ plt.show()
 # Weight is not influence: the contribution
 # of a key is its weight times its value vector, and then the output
 # projection, so a large weight on a small value matters little.
+#
+# *Rubric.* Full (3): two heads with layer, head and score from the student's
+# run and the role of each; the share of attention on [CLS] in the middle
+# layers from the figures; why that is not importance (a head with nothing to
+# do parks its weight on [CLS] or [SEP]; weights ignore the size of the values
+# they average). Partial (1 to 2): heads without scores, or the [CLS] part
+# missing. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]
@@ -929,6 +945,7 @@ plt.show()
 
 # %% answer [markdown] id="reflection-explanation" points=3
 # ### BEGIN SOLUTION
+# *Model answer.*
 # Neither follows the referent: in the last layer "it" gives trophy about
 # 0.23 and suitcase about 0.14 in both sentences, and rollout gives both about
 # 0.04, although the right answer flips, so the maps do not show the model
@@ -947,6 +964,14 @@ plt.show()
 # show large weights with little effect; different weights can give the same
 # output. Explanations need interventions (changing inputs or activations and
 # measuring the output), not only weights.
+#
+# *Rubric.* Full (3): whether "it" follows its referent, raw and by rollout,
+# read from the student's plots; rollout's maps smoother and more alike than
+# the last layer's because they multiply every layer's mixing (with the
+# residual); two reasons neither explains the decision (weights ignore the
+# values and the MLPs; heads are averaged; attention is correlation, and only
+# an intervention shows cause). Partial (1 to 2): the observation without
+# reasons, or one reason. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]

@@ -1006,8 +1006,8 @@ print(f"{'MiniTransformer':<28}{val_acc:>9.3f}{test_acc:>10.3f}")
 # Padding columns are absent: the mask keeps every query off them.
 
 # %% code id="demo-attention-maps"
-def plot_attention(model: nn.Module, sentence: str, ax) -> None:
-    """Heatmap of the last block's head-averaged attention for one sentence."""
+def attention_of(model: nn.Module, sentence: str) -> tuple[list[str], list[torch.Tensor], float]:
+    """(its words, each block's attention (heads, n, n) over its n real tokens, P(fresh)) for one sentence."""
     model.eval()
     ids = torch.tensor([tokenizer.tokenize(sentence, MAX_LENGTH)], device=device)
     mask = (ids != 0).long()
@@ -1015,14 +1015,23 @@ def plot_attention(model: nn.Module, sentence: str, ax) -> None:
         logits, maps = model(ids, mask)
     n = int(mask.sum())
     words = ["<CLS>"] + [tokenizer.inverse_vocab[int(i)] for i in ids[0, 1:n]]
-    weights = maps[-1][0].mean(0)[:n, :n].cpu()
+    return words, [m[0, :, :n, :n].cpu() for m in maps], logits.softmax(-1)[0, 1].item()
+
+
+def show_attention(ax, weights: torch.Tensor, words: list[str], title: str, fontsize: int = 10) -> None:
+    """One (n, n) attention map as a heatmap, queries down, keys across."""
     image = ax.imshow(weights, cmap="viridis", vmin=0)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, label="attention weight")
-    p_fresh = logits.softmax(-1)[0, 1].item()
-    ax.set_title(f"P(fresh) = {p_fresh:.2f}", fontsize=10)
-    ax.set(xticks=range(n), yticks=range(n), xlabel="key", ylabel="query")
-    ax.set_xticklabels(words, rotation=90)
-    ax.set_yticklabels(words)
+    ax.set_title(title, fontsize=fontsize)
+    ax.set(xticks=range(len(words)), yticks=range(len(words)), xlabel="key", ylabel="query")
+    ax.set_xticklabels(words, rotation=90, fontsize=fontsize - 2)
+    ax.set_yticklabels(words, fontsize=fontsize - 2)
+
+
+def plot_attention(model: nn.Module, sentence: str, ax) -> None:
+    """Heatmap of the last block's head-averaged attention for one sentence."""
+    words, maps, p_fresh = attention_of(model, sentence)
+    show_attention(ax, maps[-1].mean(0), words, f"P(fresh) = {p_fresh:.2f}")
 
 
 examples = [splits["test"][0][i] for i in range(200) if len(splits["test"][0][i].split()) <= 10][:2]
@@ -1030,6 +1039,22 @@ fig, axes = plt.subplots(1, len(examples), figsize=(6 * len(examples), 5.5))
 for sentence, ax in zip(examples, np.atleast_1d(axes)):
     plot_attention(model, sentence, ax)
 fig.suptitle("Attention in the last block (mean over heads) on test reviews")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# The mean hides what each head does. The grid shows the first review again,
+# one panel per head (columns) of each block (rows). Heads of one block that
+# look different are attending to different words for the same query;
+# Question 2 asks what that buys.
+
+# %% code id="demo-attention-heads"
+words, maps, _ = attention_of(model, examples[0])
+fig, axes = plt.subplots(len(maps), len(maps[0]), figsize=(4 * len(maps[0]), 4 * len(maps)), squeeze=False)
+for block, block_maps in enumerate(maps):
+    for head, weights in enumerate(block_maps):
+        show_attention(axes[block, head], weights, words, f"block {block + 1}, head {head + 1}", fontsize=8)
+fig.suptitle("Attention of each head of each block, first review")
 plt.tight_layout()
 plt.show()
 
@@ -1175,16 +1200,58 @@ print(f"attention's time grows like n^{slope:.1f} over the longest sequences; it
 # pictures of Part 1 and your measurements of Part 6.
 
 # %% answer [markdown] id="reflection-attention" points=5
-# YOUR ANSWER HERE
+# ### BEGIN SOLUTION
+# *Model answer.* In a recurrent network, word 1 reaches word n only through n
+# − 1 updates, one after another (Part 1, left): its information must survive
+# every update of a fixed-size hidden state, and the gradient that would teach
+# the connection passes back through the same chain, shrinking or growing at
+# each step. Attention connects every pair of words in one step: each word's
+# output is a weighted sum over all the words, with weights from a direct
+# comparison, and all positions are computed at once. The price is the number
+# of comparisons: every head of every layer scores every pair, n² scores (Part
+# 1, right), where the recurrent network makes n steps. Part 6 counted and
+# measured it: the attention weights take heads · n² numbers and attention's
+# time approaches n² at long lengths, while the feed-forward grows like n, so
+# past the crossover length (128 for d_model = 64, d_ff = 256) attention is
+# the larger cost.
+#
+# *Rubric.* Full (5): the direct one-step path between any two words, against
+# n − 1 sequential updates through a fixed-size state (or vanishing and
+# exploding gradients), and the quadratic cost in time and memory, with a
+# figure or number of Part 6. Partial (2 to 4): one side explained and the
+# other only named, or both without anything from the notebook. None (0):
+# blank; no mechanism (only "attention is better"); or a cost that grows
+# linearly in n.
+# ### END SOLUTION
 
 # %% [markdown]
 # **Question 2.** Your multi-head attention splits `d_model` into heads of size
 # `d_model / num_heads` at no extra cost in multiply-adds. What can several
 # small heads represent that one head of size `d_model` cannot? Use the
-# attention maps of Part 5 if they show it.
+# attention maps of Part 5 (one panel per head) if they show it.
 
 # %% answer [markdown] id="reflection-heads" points=5
-# YOUR ANSWER HERE
+# ### BEGIN SOLUTION
+# *Model answer.* Each head has its own softmax, so for the same query
+# different heads can put their weight on different words: one on the previous
+# word, another on a negation, another on the sentiment words, each comparing
+# the words in its own projected subspace. Their outputs are concatenated and
+# mixed by W_o, so the next layer receives all of these at once. One head of
+# size d_model computes one distribution per query: its output is a single
+# weighted average, so attending to two words blurs them into one mixture it
+# cannot take apart. The split costs no extra multiply-adds (heads · d_head =
+# d_model); each head compares in fewer dimensions. In the per-head maps of
+# Part 5, heads of one layer that look different (one sharp, one spread, one
+# on the last token) are this freedom used; heads that look alike show that a
+# small model trained for a few epochs on short sentences need not use it.
+#
+# *Rubric.* Full (5): several softmaxes: for one query, different heads weight
+# different words, in different subspaces, where one head gives a single
+# average; the equal cost; something from the maps of Part 5, or why they may
+# not show it. Partial (2 to 4): "heads learn different things" with part of
+# the mechanism, or the mechanism with nothing from the maps. None (0): blank,
+# or a claim that more heads add parameters or computation.
+# ### END SOLUTION
 
 # %% [markdown]
 # **Question 3.** Your classifier needs a padding mask in two places. Name both,
@@ -1192,7 +1259,26 @@ print(f"attention's time grows like n^{slope:.1f} over the longest sequences; it
 # show it?
 
 # %% answer [markdown] id="reflection-padding" points=5
-# YOUR ANSWER HERE
+# ### BEGIN SOLUTION
+# *Model answer.* First, in attention: no query may attend to a padding key,
+# so each block gets the mask as (B, 1, 1, T) and the padding keys' scores are
+# replaced by a very negative number before the softmax. Without it, every
+# real word would mix some of the <PAD> vectors into its output, and how much
+# would depend on how much padding its batch needed. Second, in pooling: the
+# sentence vector is the mean over real tokens only. Without it, the padded
+# positions' outputs would be averaged in and the sum divided by T instead of
+# the sentence's length, so the same sentence would get a different vector,
+# and prediction, in a batch with longer sentences. The checks show it by
+# adding more <PAD> at the end and by changing the ids at padded positions:
+# the logits must not change.
+#
+# *Rubric.* Full (5): both places (the key mask in attention, the mean over
+# real tokens in pooling), what goes wrong without each, and the test that
+# shows it (more padding, or other ids at padded positions, must not change
+# the logits). Partial (2 to 4): one place fully, or both without what goes
+# wrong. None (0): blank, or places where no mask is needed (the feed-forward,
+# the loss).
+# ### END SOLUTION
 
 # %% [markdown]
 # **Question 4.** Compare your transformer's test accuracy with the TF-IDF
@@ -1200,7 +1286,27 @@ print(f"attention's time grows like n^{slope:.1f} over the longest sequences; it
 # the data and the model size, and one change you would try first.
 
 # %% answer [markdown] id="reflection-results" points=5
-# YOUR ANSWER HERE
+# ### BEGIN SOLUTION
+# *Model answer.* In our run the transformer and the TF-IDF baseline are
+# level: test accuracy 0.76 for both (yours will differ a little). Two reasons
+# that follow from the data and the model: (1) there are only about 10,000
+# training sentences, and the transformer learns every word's embedding from
+# them, while TF-IDF uses each word's presence directly; in short reviews the
+# presence of words like "dull" or "moving" carries most of the sentiment, so
+# word order adds little. (2) The model has far more parameters than there are
+# sentences: the curves show the training accuracy rising to about 0.89 while
+# the validation loss turns up after epoch 2, so it memorises. The first
+# change to try: start from pretrained word embeddings or a pretrained encoder
+# (assignment 4), which brings what the words mean from far more text;
+# stopping at the epoch of lowest validation loss is a cheaper second.
+#
+# *Rubric.* Full (5): both test accuracies of the student's own run, two
+# reasons grounded in the data and the model size (few sentences, word
+# presence already carries the sentiment, overfitting visible in the curves,
+# rare words), and one concrete change with why it addresses a reason. Partial
+# (2 to 4): the numbers with generic reasons, or a change that the curves
+# contradict (more epochs) without comment. None (0): blank, or no comparison.
+# ### END SOLUTION
 
 # %% [markdown]
 # **Question 5.** Suppose a company used a classifier like yours to flag
@@ -1209,7 +1315,28 @@ print(f"attention's time grows like n^{slope:.1f} over the longest sequences; it
 # change.
 
 # %% answer [markdown] id="reflection-risks" points=5
-# YOUR ANSWER HERE
+# ### BEGIN SOLUTION
+# *Model answer.* The classifier learned sentiment from film reviews. Customer
+# reviews are another domain ("unpredictable" praises a plot and condemns a
+# washing machine), and reviews in a dialect, in a second language, or with
+# sarcasm use words and constructions that were rare in the training data.
+# Those customers' complaints would be missed more often (false "positive"),
+# so they get no follow-up, or their neutral reviews flagged. To detect it:
+# label a sample of real customer reviews, including enough from each group
+# (language, region, product line), and compare the rates of missed negatives
+# and false flags between groups, and keep measuring after deployment. To
+# change it: fine-tune on labelled in-domain reviews balanced across those
+# groups, set the threshold with the cost of a missed complaint in mind, and
+# keep a person reviewing what the model flags and a sample of what it does
+# not.
+#
+# *Rubric.* Full (5): a specific way this classifier fails some customers that
+# follows from its data or use (domain shift from film reviews, dialect or
+# second language, sarcasm, missed complaints), a detection that measures
+# error rates per group on labelled data, and a change that addresses that
+# cause. Partial (2 to 4): a generic "the model may be biased", or a cause
+# without detection or change. None (0): blank, or no harm named.
+# ### END SOLUTION
 
 # %% [markdown]
 # # Submit
