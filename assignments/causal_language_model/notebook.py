@@ -799,7 +799,8 @@ def init_gpt_weights(module: nn.Module) -> None:
 
 # %% solution id="answer-tiny-gpt"
 class TinyGPT(nn.Module):
-    """Decoder-only character model: (B, T) ids -> (B, T, vocab_size) next-character logits, causal."""
+    """Decoder-only character model: (B, T) ids -> (B, T, vocab_size) next-character logits, causal. Raises
+    ValueError if T > block_size."""
 
     def __init__(self, vocab_size: int, block_size: int, d_model: int = 64, num_heads: int = 4, num_layers: int = 2,
                  d_ff: int = 256, dropout: float = 0.1):
@@ -1055,7 +1056,9 @@ def next_token_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int 
 # %% solution id="answer-generate"
 def generate(model: nn.Module, idx: torch.Tensor, max_new_tokens: int, temperature: float = 1.0,
              top_k: int | None = None, greedy: bool = False, generator: torch.Generator | None = None) -> torch.Tensor:
-    """Extend each prompt of idx (B, T) by max_new_tokens ids, one at a time: (B, T + max_new_tokens)."""
+    """Extend each prompt of idx (B, T) by max_new_tokens ids, one at a time: (B, T + max_new_tokens). The model
+    sees at most the last block_size ids; greedy takes the most likely id, otherwise one is drawn from
+    next_token_probs(logits, temperature, top_k) with `generator`."""
     ### BEGIN SOLUTION
     with torch.no_grad():
         for _ in range(max_new_tokens):
@@ -1110,7 +1113,9 @@ print("Visible next_token_probs and generate tests passed.")
 # ## 5.2 What the model writes
 #
 # Your trained model now writes. Below: greedy decoding, then samples at three
-# temperatures from the same prompt and the same seed. Then the distribution
+# temperatures from the same prompt and the same seed, and one more at the
+# highest temperature with top-k = 5: compare it with the plain sample at 1.2,
+# whose unlikely characters top-k can no longer draw. Then the distribution
 # of the next character after one prompt, at the same three temperatures, and
 # the attention of every head of the trained model on a line of the play.
 
@@ -1123,6 +1128,8 @@ for temperature in (0.5, 0.8, 1.2):
     ids = generate(model, prompt, 200, temperature=temperature, top_k=None,
                    generator=torch.Generator().manual_seed(0))
     samples[f"temperature {temperature}"] = tokenizer.decode(ids[0])
+ids = generate(model, prompt, 200, temperature=1.2, top_k=5, generator=torch.Generator().manual_seed(0))
+samples["temperature 1.2, top-k 5"] = tokenizer.decode(ids[0])
 for name, text in samples.items():
     print(f"----- {name} -----\n{text}\n")
 

@@ -473,6 +473,8 @@ plt.show()
 #
 # **Top heads.** `top_heads(scores, k)`: `scores` is `(L, H)`; return the `k`
 # best heads as a list of `(layer, head)` pairs of ints, highest score first.
+# Equal scores may come in either order (`torch.topk` promises none): the
+# graded scores have no ties.
 #
 # *Hints.* `torch.diagonal(attn, offset=k, dim1=-2, dim2=-1)` gives the
 # entries `[t, t + k]` of every map at once: offset `-1` is the previous token
@@ -506,7 +508,8 @@ def head_pattern_scores(attn: torch.Tensor) -> dict[str, torch.Tensor]:
 
 # %% solution id="answer-top-heads"
 def top_heads(scores: torch.Tensor, k: int) -> list[tuple[int, int]]:
-    """The k (layer, head) pairs with the highest scores (L, H), highest first."""
+    """The k (layer, head) pairs with the highest scores (L, H), highest first, e.g. [(0, 2), (1, 8)]: a list of
+    tuples of Python ints. Equal scores may come in either order."""
     ### BEGIN SOLUTION
     scores = torch.as_tensor(scores)
     num_heads = scores.shape[-1]

@@ -458,7 +458,8 @@ plt.show()
 
 # %% solution id="answer-multi-head-attention"
 class MultiHeadAttention(nn.Module):
-    """Self-attention with num_heads heads: (B, T, d_model) -> (B, T, d_model), weights (B, H, T, T)."""
+    """Self-attention with num_heads heads. forward(x (B, T, d_model), mask broadcastable to (B, H, T, T), 1 = may
+    attend, 0 = blocked) returns the tuple (output (B, T, d_model), attention weights (B, H, T, T))."""
 
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.1):
         super().__init__()
@@ -618,7 +619,8 @@ print(f"Visible FeedForward tests passed. Parameters: {sum(p.numel() for p in ff
 
 # %% solution id="answer-transformer-block"
 class TransformerBlock(nn.Module):
-    """Post-norm block: x -> norm1(x + attn(x)) -> norm2(. + ffn(.)); (B, T, d_model) in and out."""
+    """Post-norm block: x -> norm1(x + attn(x)) -> norm2(. + ffn(.)). forward(x (B, T, d_model), mask) returns the
+    tuple (output (B, T, d_model), attention weights (B, H, T, T))."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1):
         super().__init__()
@@ -880,7 +882,8 @@ print(f"{len(widths)} training batches, mean width {np.mean(widths):.1f} tokens 
 # %% solution id="answer-train-transformer"
 def train_transformer(model: nn.Module, train_loader, val_loader, num_epochs: int = 5,
                       learning_rate: float = 1e-3) -> dict[str, list[float]]:
-    """Train with AdamW and cross-entropy; return per-epoch train/val loss and accuracy."""
+    """Train with AdamW and cross-entropy. Returns the history: per-epoch lists "train_loss", "train_acc",
+    "val_loss", "val_acc" of floats (mean losses; accuracies as fractions in [0, 1])."""
     history = {"train_loss": [], "train_acc": [], "val_loss": [], "val_acc": []}
     ### BEGIN SOLUTION
     criterion = nn.CrossEntropyLoss()
