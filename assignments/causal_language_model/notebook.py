@@ -453,6 +453,55 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# ## 1.5 Can attention raise the rank of its input?
+#
+# A common answer is "no": each output row of attention is a weighted average
+# of the rows of $V = XW_v$, so the output $AV$ has rank at most
+# $\text{rank}(V) \le \text{rank}(X)$, however the weights $A$ were computed.
+# That is true of **one head, on its own**. A transformer layer is more than
+# that, and the cell below measures it on an input of rank 3 (16 tokens, 32
+# features, in float64 so that the ranks are exact):
+#
+# - **one head**: at most 3, the bound above;
+# - **one head plus the residual** $X + AV$: the sum of two rank-3 matrices,
+#   at most 6, and it reaches more than 3 because $A$ mixes the rows in a way
+#   no fixed linear map of $X$ does (the softmax is not linear);
+# - **four heads side by side**: each head has its own $A_h$, so their outputs
+#   span different spaces; the concatenation has rank at most $4 \times 3$;
+# - **the feed-forward network**: the ReLU acts on each entry, and the rank can
+#   grow up to the number of tokens.
+#
+# So the seed's answer holds for a single head's output; the residual
+# connection, several heads and the feed-forward network are what let a
+# transformer layer build richer representations than its input.
+
+# %% code id="demo-rank"
+generator = torch.Generator().manual_seed(3)
+T, d, r, heads = 16, 32, 3, 4
+X = (torch.randn(T, r, generator=generator, dtype=torch.float64)
+     @ torch.randn(r, d, generator=generator, dtype=torch.float64))  # rank r
+
+
+def random_projection(d_in: int, d_out: int) -> torch.Tensor:
+    return torch.randn(d_in, d_out, generator=generator, dtype=torch.float64) / math.sqrt(d_in)
+
+
+def one_head(x: torch.Tensor, d_head: int) -> torch.Tensor:
+    """One attention head with random projections: (T, d) -> (T, d_head)."""
+    return attention(x @ random_projection(d, d_head), x @ random_projection(d, d_head),
+                     x @ random_projection(d, d_head))[0]
+
+
+single = one_head(X, d)
+outputs = {"input X": X,
+           "one head": single,
+           "one head plus the residual": X + single,
+           f"{heads} heads side by side": torch.cat([one_head(X, d // heads) for _ in range(heads)], dim=-1),
+           "feed-forward: ReLU(X W_1)": torch.relu(X @ random_projection(d, 4 * d))}
+for name, output in outputs.items():
+    print(f"{name:>28}: shape {tuple(output.shape)}, rank {torch.linalg.matrix_rank(output).item()}")
+
+# %% [markdown]
 # # Part 2: Hamlet, as characters
 #
 # Our text is Shakespeare's *Hamlet* (public domain), as shipped in the pinned

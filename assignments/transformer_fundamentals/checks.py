@@ -174,6 +174,43 @@ MISTAKES = {
                    "one gamma and one beta.",
     "prediction-axis": "Predict one class per example with logits.argmax(-1) (or dim=1): argmax() without a dim "
                        "returns one index into the flattened batch.",
+    # cross-attention and the encoder-decoder
+    "cross-queries": "The decoder's side asks: Q = W_q(x); the memory answers: K = W_k(memory), V = W_v(memory). The "
+                     "weights are (B, H, T, S), one row per decoder position.",
+    "cross-keys-from-x": "Keys and values come from the memory (the encoder's output), not from x: attention of x on "
+                         "itself never reads the source.",
+    "cross-split": "Split each sequence with its own length: W_q(x) into (B, T, num_heads, d_k) and W_k(memory), "
+                   "W_v(memory) into (B, S, num_heads, d_k), each followed by transpose(1, 2).",
+    "cross-mask": "Pass the mask on to scaled_dot_product_attention, so that no query reads a padded source "
+                  "position.",
+    "decoder-norm-shared": "Create three LayerNorm objects, norm1, norm2 and norm3: one object used twice makes two "
+                           "sub-layers share one gamma and one beta.",
+    "decoder-order": "Three sub-layers in this order: causal self-attention, cross-attention, feed-forward, each as "
+                     "x = norm(x + dropout(sublayer)) with norm1, norm2, norm3.",
+    "decoder-cross-queries": "The cross-attention's queries are x after the first sub-layer (norm1's output), not the "
+                             "block's input: each position first gathers what was written, then asks the source.",
+    "decoder-residual": "Add each sub-layer's input back before its norm: norm1(x + attn_out), norm2(x + cross_out), "
+                        "norm3(x + ffn_out).",
+    "decoder-pre-norm": "This is a post-norm block: x = norm1(x + dropout(attn_out)), not x + attn(norm1(x)).",
+    "decoder-self-mask": "Pass self_mask to the self-attention: self.self_attention(x, self_mask).",
+    "decoder-memory-mask": "Pass memory_mask to the cross-attention: self.cross_attention(x, memory, memory_mask).",
+    "decoder-memory": "Give the cross-attention the memory you are given as its keys' and values' side: "
+                      "self.cross_attention(x, memory, memory_mask).",
+    "decoder-dropout": "In training mode, apply self.dropout to each sub-layer's output before adding the residual, "
+                       "and nowhere else.",
+    "causal-mask-missing": "Give every decoder block a causal self_mask, torch.tril(torch.ones(T, T)): without it, "
+                           "teacher forcing lets position t read the very token it must predict, and a model that "
+                           "learned to copy it cannot write on its own.",
+    "causal-mask-shape": "The causal mask is lower-triangular with its diagonal: position t sees positions 0 to t "
+                         "of the decoder's input, torch.tril(torch.ones(T, T)) (not triu, not diagonal=-1).",
+    "source-mask": "Reshape the source's padding mask to (B, 1, 1, S) and pass it to every encoder block and, as "
+                   "memory_mask, to every decoder block; all ones when src_mask is None.",
+    "memory-not-encoder-output": "Give every decoder block the encoder's final output (after the last encoder "
+                                 "block) as memory, not the source's embeddings or an earlier block's output.",
+    "seq2seq-embeddings": "Embed the source with self.src_embeddings and the decoder's input with "
+                          "self.tgt_embeddings.",
+    "seq2seq-maps": "Return a new dict with three lists, \"encoder\", \"decoder\" and \"cross\", one map per "
+                    "block, made in forward.",
 }
 
 CHECKS = (
@@ -503,5 +540,83 @@ CHECKS = (
                   right=("lengths", "attention_costs", "feed_forward_costs")),
         Diagnosis("crossover-boundary", wrong=("lengths",),
                   right=("lengths_at_least_1", "attention_costs", "feed_forward_costs")),
+    )),
+    Check("cross_attention", "CrossAttention", (
+        Expect("weights_shape", "cross-queries", observed="the attention weights are not (B, H, T, S)"),
+        Expect("no_mask_weights", "cross-queries", observed="the attention weights differ from those of the queries "
+                                                            "W_q(x) against the keys W_k(memory)"),
+        Expect("no_mask_output", "output-projection", observed="without a mask, the output differs"),
+        Expect("padding_output", "cross-mask", observed="with the source's padding mask, the output differs"),
+        Expect("other_padding_output", "cross-mask", same_as="padding_output",
+               observed="other values at padded source positions change the output"),
+        Expect("train_output", "mha-dropout", observed="in training mode, the output differs from dropout acting once "
+                                                       "on the attention weights"),
+        Expect("second_input_output", "stale-cache", observed="called again on other inputs, the output differs "
+                                                              "from the output on those inputs alone"),
+    ), clues=(Clue("like_queries_from_memory"), Clue("like_self_attention"), Clue("like_view_split"),
+              Clue("padding_like_no_mask")), diagnoses=(
+        Diagnosis("cross-queries", wrong=("no_mask_weights", "like_queries_from_memory")),
+        Diagnosis("cross-queries", wrong=("weights_shape", "like_queries_from_memory")),
+        Diagnosis("cross-keys-from-x", wrong=("no_mask_weights", "like_self_attention")),
+        Diagnosis("cross-split", wrong=("no_mask_weights", "like_view_split")),
+        Diagnosis("cross-mask", wrong=("padding_output", "padding_like_no_mask")),
+        Diagnosis("output-projection", wrong=("no_mask_output",), right=("no_mask_weights",)),
+        Diagnosis("mha-dropout", wrong=("train_output",), right=("no_mask_output", "padding_output")),
+        Diagnosis("stale-cache", wrong=("second_input_output",), right=("no_mask_output", "padding_output")),
+    )),
+    Check("decoder_block", "DecoderBlock", (
+        Expect("norms_distinct", "decoder-norm-shared"),
+        Expect("self_weights", "decoder-self-mask", observed="the self-attention's weights differ from those of x "
+                                                             "under the causal self_mask"),
+        Expect("cross_weights", "decoder-memory-mask", observed="the cross-attention's weights differ"),
+        Expect("output", "decoder-order", observed="the output differs from norm3(c + ffn(c)) with "
+                                                   "c = norm2(h + cross(h, memory)), h = norm1(x + attn(x))"),
+        Expect("no_mask_output", "decoder-order", observed="without masks, the output differs"),
+        Expect("other_memory_output", "decoder-memory", observed="with another memory, the output differs"),
+        Expect("train_output", "decoder-dropout", observed="in training mode, the output differs from dropout acting "
+                                                           "on each sub-layer's output before its residual sum"),
+    ), clues=(Clue("like_cross_first"), Clue("like_cross_on_input"), Clue("like_residual_missing"),
+              Clue("like_pre_norm"), Clue("like_self_mask_lost"), Clue("like_memory_mask_lost"),
+              Clue("like_memory_ignored")), diagnoses=(
+        Diagnosis("decoder-order", wrong=("output", "like_cross_first")),
+        Diagnosis("decoder-cross-queries", wrong=("output", "like_cross_on_input")),
+        Diagnosis("decoder-residual", wrong=("output", "like_residual_missing")),
+        Diagnosis("decoder-pre-norm", wrong=("output", "like_pre_norm")),
+        Diagnosis("decoder-self-mask", wrong=("self_weights", "like_self_mask_lost")),
+        Diagnosis("decoder-memory-mask", wrong=("cross_weights", "like_memory_mask_lost")),
+        Diagnosis("decoder-memory", wrong=("other_memory_output", "like_memory_ignored")),
+        Diagnosis("decoder-dropout", wrong=("train_output",), right=("output", "no_mask_output")),
+    )),
+    Check("encoder_decoder", "EncoderDecoder", (
+        Expect("blocks_in_module_list", "blocks-not-registered"),
+        Expect("blocks_distinct", "blocks-shared"),
+        Expect("dropout_passed", "dropout-not-passed"),
+        Expect("map_counts", "seq2seq-maps"),
+        Expect("map_counts_again", "seq2seq-maps"),
+        Expect("default_mask_on_input_device", "device-mismatch"),
+        Expect("self_mask", "causal-mask-shape", observed="the decoder blocks' self_mask is not the causal mask"),
+        Expect("encoder_mask", "source-mask"),
+        Expect("memory_mask", "source-mask"),
+        Expect("memory_is_encoder_output", "memory-not-encoder-output"),
+        Expect("logits_first_three_later_input_changed", "causal-mask-missing", same_as="logits_first_three",
+               observed="the logits at the first positions change with the decoder's later input"),
+        Expect("logits_more_padding", "source-mask", same_as="logits",
+               observed="with more padding at the end of the source, the logits change"),
+        Expect("logits_no_mask", "source-mask", same_as="logits_all_real",
+               observed="without src_mask, the logits differ from those with a mask of ones"),
+        Expect("logits", "seq2seq-embeddings", observed="the logits differ"),
+    ), clues=(Clue("self_mask_given"), Clue("like_memory_from_embeddings"), Clue("like_embeddings_mixed")), diagnoses=(
+        Diagnosis("causal-mask-missing", wrong=("self_mask", "self_mask_given")),
+        Diagnosis("causal-mask-shape", wrong=("self_mask",), right=("self_mask_given",)),
+        Diagnosis("memory-not-encoder-output", wrong=("memory_is_encoder_output", "like_memory_from_embeddings")),
+        Diagnosis("seq2seq-embeddings", wrong=("logits", "like_embeddings_mixed")),
+    )),
+    Check("encoder_decoder_trained", "EncoderDecoder", (
+        Expect("reverses_held_out", "causal-mask-missing",
+               observed="trained to reverse short sequences (with the grader's own blocks inside it), it reverses "
+                        "fewer than 90% of held-out sequences exactly"),
+    ), clues=(Clue("self_mask_given"), Clue("self_mask_causal")), diagnoses=(
+        Diagnosis("causal-mask-missing", wrong=("reverses_held_out", "self_mask_given")),
+        Diagnosis("causal-mask-shape", wrong=("reverses_held_out", "self_mask_causal"), right=("self_mask_given",)),
     )),
 )

@@ -18,6 +18,8 @@ ATT, MHA = "answer-attention", "answer-multi-head-attention"
 LN, FF, BLOCK = "answer-layer-norm", "answer-feed-forward", "answer-transformer-block"
 MODEL, TRAIN = "answer-mini-transformer", "answer-train-transformer"
 COSTS = "answer-layer-costs"
+CROSS, DEC, SEQ = "answer-cross-attention", "answer-decoder-block", "answer-encoder-decoder"
+CAUSAL = "causal = torch.tril(torch.ones(T, T, device=tgt.device))"
 SOFTMAX = "weights = F.softmax(scores, dim=-1)"
 DROP_WEIGHTS = "    if dropout is not None:\n        weights = dropout(weights)\n"
 
@@ -299,6 +301,70 @@ MUTANTS = tuple(edit for edit, _ in SAMPLE_BUGS) + (
     Edit("train_no_step", TRAIN, (("            optimizer.step()\n", ""),), "never steps", "optimizer"),
     Edit("crossover_minus_one_d", COSTS, (("max(1, d_ff - 2 * d_model)", "max(1, d_ff - d_model)"),), "d_ff - d",
          "crossover-boundary"),
+    # CrossAttention
+    Edit("cross_queries_from_memory", CROSS, (("Q = split_heads(self.W_q(x), T)", "Q = split_heads(self.W_q(memory), S)"),
+                                              ("K, V = split_heads(self.W_k(memory), S), split_heads(self.W_v(memory), S)",
+                                               "K, V = split_heads(self.W_k(x), T), split_heads(self.W_v(x), T)"),
+                                              ("view(B, T, self.d_model)", "view(B, S, self.d_model)")),
+         "the memory asks and the decoder answers", "cross-queries"),
+    Edit("cross_self_attention", CROSS, (("split_heads(self.W_k(memory), S), split_heads(self.W_v(memory), S)",
+                                          "split_heads(self.W_k(x), T), split_heads(self.W_v(x), T)"),),
+         "keys and values from x: self-attention that never reads the source", "cross-keys-from-x"),
+    Edit("cross_mask_dropped", CROSS, (("mask=mask, dropout", "mask=None, dropout"),),
+         "the source's padding mask not passed to attention", "cross-mask"),
+    Edit("cross_split_without_transpose", CROSS, (("t.view(B, length, self.num_heads, self.d_k).transpose(1, 2)",
+                                                   "t.view(B, self.num_heads, length, self.d_k)"),),
+         "heads split with view only", "cross-split"),
+    Edit("cross_no_output_projection", CROSS, (("return self.W_o(merged), weights", "return merged, weights"),),
+         "W_o not applied", "output-projection"),
+    Edit("cross_no_dropout", CROSS, (("mask=mask, dropout=self.dropout)", "mask=mask)"),),
+         "dropout never applied to the weights", "mha-dropout"),
+    # DecoderBlock
+    Edit("decoder_one_norm", DEC, (("self.norm3 = LayerNorm(d_model)", "self.norm3 = self.norm2"),),
+         "one LayerNorm object for two sub-layers", "decoder-norm-shared"),
+    Edit("decoder_cross_first", DEC, (
+        ("""        attn_out, self_weights = self.self_attention(x, self_mask)
+        x = self.norm1(x + self.dropout(attn_out))
+        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = self.norm2(x + self.dropout(cross_out))
+""", """        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = self.norm1(x + self.dropout(cross_out))
+        attn_out, self_weights = self.self_attention(x, self_mask)
+        x = self.norm2(x + self.dropout(attn_out))
+"""),), "cross-attention before self-attention", "decoder-order"),
+    Edit("decoder_cross_reads_block_input", DEC, (
+        ("""        x = self.norm1(x + self.dropout(attn_out))
+        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = self.norm2(x + self.dropout(cross_out))""",
+         """        h = self.norm1(x + self.dropout(attn_out))
+        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = self.norm2(h + self.dropout(cross_out))"""),), "cross-attention queries from the block's input",
+         "decoder-cross-queries"),
+    Edit("decoder_no_cross_residual", DEC, (("self.norm2(x + self.dropout(cross_out))", "self.norm2(self.dropout(cross_out))"),),
+         "no residual around the cross-attention", "decoder-residual"),
+    Edit("decoder_self_mask_dropped", DEC, (("self.self_attention(x, self_mask)", "self.self_attention(x)"),),
+         "self_mask not passed: the decoder sees later positions", "decoder-self-mask"),
+    Edit("decoder_memory_mask_dropped", DEC, (("self.cross_attention(x, memory, memory_mask)",
+                                               "self.cross_attention(x, memory)"),),
+         "memory_mask not passed: the decoder reads the source's padding", "decoder-memory-mask"),
+    # EncoderDecoder
+    Edit("seq2seq_no_causal_mask", SEQ, (("block(x, memory, causal, memory_mask)", "block(x, memory, None, memory_mask)"),),
+         "no causal mask in the decoder", "causal-mask-missing"),
+    Edit("seq2seq_causal_mask_upper", SEQ, ((CAUSAL, "causal = torch.triu(torch.ones(T, T, device=tgt.device))"),),
+         "the causal mask upside down (triu)", "causal-mask-shape"),
+    Edit("seq2seq_memory_from_embeddings", SEQ, (("memory = self.src_embeddings(src)  # (B, S, d_model)",
+                                                  "memory = embedded = self.src_embeddings(src)  # (B, S, d_model)"),
+                                                 ("block(x, memory, causal, memory_mask)",
+                                                  "block(x, embedded, causal, memory_mask)")),
+         "the decoder reads the source embeddings, not the encoder's output", "memory-not-encoder-output"),
+    Edit("seq2seq_source_mask_only_in_encoder", SEQ, (("block(x, memory, causal, memory_mask)",
+                                                       "block(x, memory, causal)"),),
+         "the cross-attention is not given the source's padding mask", "source-mask"),
+    Edit("seq2seq_target_embedded_with_source_table", SEQ, (("x = self.tgt_embeddings(tgt)", "x = self.src_embeddings(tgt)"),),
+         "the decoder's input embedded with the source's embeddings", "seq2seq-embeddings"),
+    Edit("seq2seq_python_list", SEQ, (("self.decoder_blocks = nn.ModuleList(\n            DecoderBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers))",
+                                       "self.decoder_blocks = [DecoderBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)]"),),
+         "decoder blocks in a Python list", "blocks-not-registered"),
 )
 
 ALTERNATIVES = (
@@ -411,6 +477,32 @@ ALTERNATIVES = (
                                               ("x = self.norm2(x + self.dropout(self.feed_forward(x)))",
                                                "x = self.norm2(x + self.dropout_ffn(self.feed_forward(x)))")),
          "a second dropout module for the feed-forward sublayer"),
+    Edit("cross_reshape_and_permute", CROSS, (
+        ("""        Q = split_heads(self.W_q(x), T)  # the decoder asks
+        K, V = split_heads(self.W_k(memory), S), split_heads(self.W_v(memory), S)  # the memory answers""",
+         """        Q = self.W_q(x).reshape(B, -1, self.num_heads, self.d_k).permute(0, 2, 1, 3)
+        K = self.W_k(memory).reshape(B, -1, self.num_heads, self.d_k).permute(0, 2, 1, 3)
+        V = self.W_v(memory).reshape(B, -1, self.num_heads, self.d_k).permute(0, 2, 1, 3)"""),
+        ("heads.transpose(1, 2).contiguous().view(B, T, self.d_model)", "heads.permute(0, 2, 1, 3).reshape(B, T, -1)")),
+         "reshape with -1 and permute"),
+    Edit("decoder_sublayer_helper", DEC, (
+        ("""        attn_out, self_weights = self.self_attention(x, self_mask)
+        x = self.norm1(x + self.dropout(attn_out))
+        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = self.norm2(x + self.dropout(cross_out))
+        x = self.norm3(x + self.dropout(self.feed_forward(x)))""",
+         """        def residual(norm, sublayer_out):
+            return norm(x + self.dropout(sublayer_out))
+
+        attn_out, self_weights = self.self_attention(x, self_mask)
+        x = residual(self.norm1, attn_out)
+        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = residual(self.norm2, cross_out)
+        x = residual(self.norm3, self.feed_forward(x))"""),), "a residual helper"),
+    Edit("seq2seq_bool_masks", SEQ, (
+        ("memory_mask = src_mask[:, None, None, :]", "memory_mask = src_mask.bool().unsqueeze(1).unsqueeze(2)"),
+        (CAUSAL, "causal = torch.ones(T, T, dtype=torch.bool, device=tgt.device).tril()")),
+         "boolean masks, built with unsqueeze and Tensor.tril"),
 )
 
 # ---------------------------------------------------------------------------------------------------------

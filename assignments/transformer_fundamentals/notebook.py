@@ -16,14 +16,16 @@
 # | 4 | `LayerNorm`, `FeedForward`, `TransformerBlock` | 9 |
 # | 5 | `MiniTransformer`, `train_transformer` | 11 |
 # | 6 | `attention_cost`, `feed_forward_cost`, `crossover_length` | 4 |
-# | 7 | five written answers (graded by hand) | 25 |
+# | 7 | `CrossAttention`, `DecoderBlock`, `EncoderDecoder` | 12 |
+# | 8 | five written answers (graded by hand) | 25 |
 #
 # **Learning goals.** After this notebook you can explain and implement word
 # tokenization, token embeddings, sinusoidal positional encoding, scaled
 # dot-product attention with masks, multi-head attention, layer normalization,
 # the position-wise feed-forward network, a post-norm transformer block, and a
-# classifier that ignores padding; and you can train it and judge its accuracy
-# against a simple baseline.
+# classifier that ignores padding; you can train it and judge its accuracy
+# against a simple baseline; and you can build cross-attention and an
+# encoder-decoder, and train it to turn one sequence into another.
 #
 # **How this notebook is graded.**
 # - Write code only between the `# YOUR CODE HERE` marker and the end of its
@@ -37,8 +39,8 @@
 # - Do not edit or delete the given cells; they are restored at grading.
 # - Before you submit: **Kernel → Restart & Run All**. The last cell writes
 #   `submission_log.json` from your code; submit it with the notebook.
-# - The whole notebook runs in about a minute on a laptop CPU. It uses a GPU if
-#   there is one.
+# - The whole notebook runs in about two minutes on a laptop CPU. It uses a GPU
+#   if there is one.
 
 # %% code id="setup-imports"
 import math
@@ -1184,8 +1186,418 @@ print(f"attention's time grows like n^{slope:.1f} over the longest sequences; it
 # feed-forward's like $n$. That is why long-context models use sparse, local or
 # linear-time variants of attention, or compute exact attention in blocks
 # without ever storing the $n \times n$ weights.
+
+# %% [markdown]
+# # Part 7: Cross-attention and the encoder-decoder
 #
-# # Part 7: Applications, risks and reflection (graded by hand)
+# Your classifier reads one sequence and gives one label. Translation and
+# summarisation turn a sequence into *another* sequence, and the transformer of
+# the original paper (Vaswani et al., 2017) does it with two stacks:
+#
+# - the **encoder**: the blocks you already built, self-attention over the
+#   source with its padding masked, giving one vector per source token (the
+#   *memory*);
+# - the **decoder**: it writes the output one token at a time. Each decoder
+#   block has three sub-layers: *causal self-attention* over the tokens written
+#   so far, **cross-attention**, in which the decoder's positions ask the
+#   queries and the memory gives the keys and values, and the feed-forward
+#   network.
+#
+# Cross-attention is the only road from the source to the output: the decoder's
+# own inputs are the tokens it has written. You will train a small
+# encoder-decoder to **reverse** a sequence of digits: `3 1 4 1 5` becomes
+# `5 1 4 1 3`. The first digit written is the source's last, so the decoder
+# cannot guess it from its own input; it must look it up in the memory.
+#
+# ## 7.1 Cross-attention
+#
+# `CrossAttention` *is* a `MultiHeadAttention`: it inherits `W_q`, `W_k`,
+# `W_v`, `W_o` and `self.dropout` from your class of 3.2. Write its
+# `forward(x, memory, mask=None)`:
+#
+# - `x` has shape `(B, T, d_model)`: the decoder's positions, which ask.
+#   `Q = W_q(x)`.
+# - `memory` has shape `(B, S, d_model)`: the encoder's output, which answers.
+#   `K = W_k(memory)`, `V = W_v(memory)`.
+# - Split the heads as in 3.2, each with its own length: `T` for the queries,
+#   `S` for the keys and values. Call your
+#   `scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)`,
+#   merge the heads back to `(B, T, d_model)` and apply `W_o`.
+# - `mask` broadcasts to `(B, num_heads, T, S)`, 1 = may attend: the source's
+#   padding mask, shape `(B, 1, 1, S)`, so that no query reads a `<PAD>`.
+# - Return `(output, weights)`: `(B, T, d_model)` and `(B, num_heads, T, S)`.
+#
+# *Hint.* `T` and `S` differ in the visible tests on purpose: a split that uses
+# the wrong length fails loudly, and the weights' shape `(…, T, S)` tells you
+# which side asked. The output has one row per **query**, so it has the
+# decoder's length.
+
+# %% solution id="answer-cross-attention"
+class CrossAttention(MultiHeadAttention):
+    """Multi-head attention from one sequence to another. forward(x (B, T, d_model): the queries' side,
+    memory (B, S, d_model): the keys' and values' side, mask broadcastable to (B, H, T, S), 1 = may attend,
+    0 = blocked) returns the tuple (output (B, T, d_model), attention weights (B, H, T, S))."""
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor, mask=None):
+        ### BEGIN SOLUTION
+        B, T, _ = x.shape
+        S = memory.size(1)
+
+        def split_heads(t, length):  # (B, length, d_model) -> (B, H, length, d_k)
+            return t.view(B, length, self.num_heads, self.d_k).transpose(1, 2)
+
+        Q = split_heads(self.W_q(x), T)  # the decoder asks
+        K, V = split_heads(self.W_k(memory), S), split_heads(self.W_v(memory), S)  # the memory answers
+        heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)  # (B, H, T, d_k)
+        merged = heads.transpose(1, 2).contiguous().view(B, T, self.d_model)
+        return self.W_o(merged), weights
+        ### END SOLUTION
+
+# %% code id="visible-cross-attention"
+# Visible tests: CrossAttention, against torch.nn.MultiheadAttention with the same weights
+cross = CrossAttention(d_model=12, num_heads=3, dropout=0.0).eval()
+x, memory = torch.randn(2, 3, 12), torch.randn(2, 5, 12)  # 3 decoder positions, 5 source tokens
+output, weights = cross(x, memory)
+assert output.shape == (2, 3, 12), f"output should be (B, T, d_model) = (2, 3, 12), got {tuple(output.shape)}"
+assert weights.shape == (2, 3, 3, 5), (
+    f"weights should be (B, H, T, S) = (2, 3, 3, 5), got {tuple(weights.shape)}: queries from x, keys from memory")
+reference = nn.MultiheadAttention(12, 3, batch_first=True).eval()
+with torch.no_grad():
+    reference.in_proj_weight.copy_(torch.cat([cross.W_q.weight, cross.W_k.weight, cross.W_v.weight]))
+    reference.in_proj_bias.copy_(torch.cat([cross.W_q.bias, cross.W_k.bias, cross.W_v.bias]))
+    reference.out_proj.weight.copy_(cross.W_o.weight)
+    reference.out_proj.bias.copy_(cross.W_o.bias)
+    expected, _ = reference(x, memory, memory)
+assert torch.allclose(output, expected, atol=1e-5), (
+    "output differs from nn.MultiheadAttention(query=x, key=memory, value=memory): queries come from x, "
+    "keys and values from memory")
+source_mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])[:, None, None, :]  # (B, 1, 1, S)
+output, weights = cross(x, memory, source_mask)
+assert torch.all(weights[0, :, :, 3:] < 1e-6), "padded source positions (mask == 0) must get zero weight"
+other = memory.clone()
+other[0, 3:] = 100.0  # change what sits at the padded positions
+assert torch.allclose(cross(x, other, source_mask)[0], output, atol=1e-5), "the padding must not change the output"
+print("Visible CrossAttention tests passed.")
+
+# %% tests id="cross_attention" points=4
+
+# %% [markdown]
+# ## 7.2 The decoder block
+#
+# A decoder block is your transformer block with one more sub-layer in the
+# middle, post-norm like the encoder's:
+#
+#     # Causal self-attention over the decoder's own positions
+#     attn_out, self_weights = self.self_attention(x, self_mask)
+#     x = self.norm1(x + self.dropout(attn_out))
+#     # Cross-attention: the decoder asks, the memory answers
+#     cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+#     x = self.norm2(x + self.dropout(cross_out))
+#     # Feed-forward
+#     x = self.norm3(x + self.dropout(self.feed_forward(x)))
+#
+# Return `(x, self_weights, cross_weights)`. Create, in this order,
+# `self.self_attention` (your `MultiHeadAttention`), `self.cross_attention`
+# (your `CrossAttention`), `self.feed_forward` (your `FeedForward`) and
+# `self.norm1`, `self.norm2`, `self.norm3` (your `LayerNorm`).
+#
+# The queries of the cross-attention come from `x` *after* the first
+# sub-layer: each position first gathers what has been written so far, then
+# asks the source about it.
+
+# %% solution id="answer-decoder-block"
+class DecoderBlock(nn.Module):
+    """Post-norm decoder block: causal self-attention, cross-attention to `memory`, feed-forward.
+    forward(x (B, T, d_model), memory (B, S, d_model), self_mask broadcastable to (B, H, T, T), memory_mask
+    broadcastable to (B, H, T, S); 1 = may attend) returns the tuple (output (B, T, d_model),
+    self-attention weights (B, H, T, T), cross-attention weights (B, H, T, S))."""
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.1):
+        super().__init__()
+        ### BEGIN SOLUTION
+        self.self_attention = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attention = CrossAttention(d_model, num_heads, dropout)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.norm3 = LayerNorm(d_model)
+        ### END SOLUTION
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask=None, memory_mask=None):
+        ### BEGIN SOLUTION
+        attn_out, self_weights = self.self_attention(x, self_mask)
+        x = self.norm1(x + self.dropout(attn_out))
+        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)
+        x = self.norm2(x + self.dropout(cross_out))
+        x = self.norm3(x + self.dropout(self.feed_forward(x)))
+        return x, self_weights, cross_weights
+        ### END SOLUTION
+
+# %% code id="visible-decoder-block"
+# Visible tests: DecoderBlock
+block = DecoderBlock(d_model=12, num_heads=3, d_ff=24, dropout=0.0).eval()
+x, memory = torch.randn(2, 4, 12), torch.randn(2, 6, 12)
+causal = torch.tril(torch.ones(4, 4))  # query t sees keys 0..t
+out, self_weights, cross_weights = block(x, memory, causal)
+assert out.shape == (2, 4, 12), f"output should be (B, T, d_model) = (2, 4, 12), got {tuple(out.shape)}"
+assert self_weights.shape == (2, 3, 4, 4) and cross_weights.shape == (2, 3, 4, 6), (
+    "weights: self-attention (B, H, T, T), cross-attention (B, H, T, S)")
+assert torch.allclose(out.mean(-1), torch.zeros(2, 4), atol=1e-5), "post-norm: the block's output is norm3's output"
+changed = x.clone()
+changed[:, 2:] = torch.randn(2, 2, 12)  # change positions 2 and 3
+assert torch.allclose(block(changed, memory, causal)[0][:, :2], out[:, :2], atol=1e-5), (
+    "with a causal self_mask, positions 0 and 1 must not depend on later positions")
+assert not torch.allclose(block(x, torch.randn(2, 6, 12), causal)[0], out, atol=1e-3), (
+    "the output must depend on the memory: pass it to the cross-attention")
+print(f"Visible DecoderBlock tests passed. Parameters: {sum(p.numel() for p in block.parameters()):,}")
+
+# %% tests id="decoder_block" points=3
+
+# %% [markdown]
+# ## 7.3 The encoder-decoder
+#
+# `EncoderDecoder(vocab_size, d_model, num_heads, num_layers, d_ff, max_length,
+# dropout)` puts the two stacks together. Create, in this order:
+# `self.src_embeddings` and `self.tgt_embeddings` (a `TransformerEmbeddings`
+# each), `self.encoder_blocks` (an `nn.ModuleList` of `num_layers`
+# `TransformerBlock`s), `self.decoder_blocks` (an `nn.ModuleList` of
+# `num_layers` `DecoderBlock`s) and `self.output` (`nn.Linear(d_model,
+# vocab_size)`).
+#
+# `forward(src, tgt, src_mask=None)`: `src` `(B, S)` are the source ids, `tgt`
+# `(B, T)` the decoder's input ids, `src_mask` `(B, S)` has 1 for a real source
+# token and 0 for padding (`None`: every token is real).
+#
+# 1. **Encode.** `memory = self.src_embeddings(src)`, then every encoder block
+#    with the source's padding mask reshaped to `(B, 1, 1, S)`.
+# 2. **The causal mask.** `torch.tril(torch.ones(T, T, device=tgt.device))`:
+#    decoder position `t` may see positions `0..t` of its own input.
+# 3. **Decode.** `x = self.tgt_embeddings(tgt)`, then every decoder block
+#    with `memory`, the causal mask as `self_mask` and the source's padding mask
+#    as `memory_mask`; every decoder block reads the encoder's **last** output.
+# 4. `logits = self.output(x)`, shape `(B, T, vocab_size)`.
+#
+# Return `(logits, attention)`, where `attention` is a dict of three lists,
+# one map per block: `"encoder"` `(B, H, S, S)`, `"decoder"` `(B, H, T, T)` and
+# `"cross"` `(B, H, T, S)`.
+#
+# The decoder's input needs no padding mask of its own: padding comes at the
+# end, so the causal mask already keeps every real position off it, and the
+# loss ignores what the padded positions predict.
+#
+# **Training and writing.** The decoder is trained with *teacher forcing*: its
+# input is the target shifted right by one, behind a start token `<s>`, and at
+# every position it predicts the next target token, all positions at once. The
+# causal mask is what makes this honest: without it, position `t` would read
+# the token it must predict at position `t + 1` of its input. To write, the
+# model starts from `<s>` alone and appends its most likely token, one step at
+# a time, until it writes the end token `</s>` (*greedy decoding*; given
+# below).
+
+# %% solution id="answer-encoder-decoder"
+class EncoderDecoder(nn.Module):
+    """Encoder-decoder transformer: source ids (B, S), decoder input ids (B, T) and source padding mask (B, S)
+    (1 = real, 0 = padding; None = all real) -> logits (B, T, vocab_size) and the attention maps
+    {"encoder": [(B, H, S, S)], "decoder": [(B, H, T, T)], "cross": [(B, H, T, S)]}, one per block."""
+
+    def __init__(self, vocab_size: int, d_model: int, num_heads: int, num_layers: int, d_ff: int,
+                 max_length: int, dropout: float = 0.1):
+        super().__init__()
+        ### BEGIN SOLUTION
+        self.src_embeddings = TransformerEmbeddings(vocab_size, d_model, max_length, dropout)
+        self.tgt_embeddings = TransformerEmbeddings(vocab_size, d_model, max_length, dropout)
+        self.encoder_blocks = nn.ModuleList(
+            TransformerBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers))
+        self.decoder_blocks = nn.ModuleList(
+            DecoderBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers))
+        self.output = nn.Linear(d_model, vocab_size)
+        ### END SOLUTION
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor, src_mask: torch.Tensor | None = None):
+        ### BEGIN SOLUTION
+        if src_mask is None:
+            src_mask = torch.ones_like(src)
+        memory_mask = src_mask[:, None, None, :]  # (B, 1, 1, S): nobody reads the source's padding
+        attention = {"encoder": [], "decoder": [], "cross": []}
+        memory = self.src_embeddings(src)  # (B, S, d_model)
+        for block in self.encoder_blocks:
+            memory, weights = block(memory, memory_mask)
+            attention["encoder"].append(weights)
+        T = tgt.size(1)
+        causal = torch.tril(torch.ones(T, T, device=tgt.device))  # (T, T): position t sees 0..t
+        x = self.tgt_embeddings(tgt)  # (B, T, d_model)
+        for block in self.decoder_blocks:
+            x, self_weights, cross_weights = block(x, memory, causal, memory_mask)
+            attention["decoder"].append(self_weights)
+            attention["cross"].append(cross_weights)
+        return self.output(x), attention  # (B, T, vocab_size)
+        ### END SOLUTION
+
+# %% code id="visible-encoder-decoder"
+# Visible tests: EncoderDecoder
+seq2seq = EncoderDecoder(vocab_size=15, d_model=16, num_heads=2, num_layers=2, d_ff=32, max_length=12,
+                         dropout=0.0).eval()
+src = torch.tensor([[3, 4, 5, 0, 0], [6, 7, 8, 9, 10]])  # the first source has 2 <PAD>
+tgt = torch.tensor([[1, 5, 4, 3], [1, 10, 9, 8]])
+logits, attention = seq2seq(src, tgt, (src != 0).long())
+assert logits.shape == (2, 4, 15), f"logits should be (B, T, vocab_size) = (2, 4, 15), got {tuple(logits.shape)}"
+assert [len(attention[key]) for key in ("encoder", "decoder", "cross")] == [2, 2, 2], "one map per block"
+assert attention["cross"][0].shape == (2, 2, 4, 5), "cross-attention maps are (B, H, T, S)"
+changed = tgt.clone()
+changed[:, 2:] = 14
+assert torch.allclose(seq2seq(src, changed, (src != 0).long())[0][:, :2], logits[:, :2], atol=1e-5), (
+    "logits at positions 0 and 1 changed with the decoder's later input: use the causal mask in the decoder")
+longer = F.pad(src, (0, 3))  # three more <PAD> at the end of the source
+assert torch.allclose(seq2seq(longer, tgt, (longer != 0).long())[0], logits, atol=1e-5), (
+    "more source padding changed the logits: pass the padding mask to the encoder and to the cross-attention")
+print(f"Visible EncoderDecoder tests passed. Parameters: {sum(p.numel() for p in seq2seq.parameters()):,}")
+
+# %% tests id="encoder_decoder" points=3
+
+# %% tests id="encoder_decoder_trained" points=2
+
+# %% [markdown]
+# The last graded check trains your `EncoderDecoder`, with the grader's own
+# blocks inside it, to reverse short sequences, and then asks it to reverse
+# sequences it never saw. It passes if at least 90% of them come out exactly
+# right; a causal mask that is missing or lets a position see the next one is
+# the usual way to fail it, since teacher forcing then trains a model that
+# cannot write on its own.
+#
+# ## 7.4 Train it to reverse sequences
+#
+# The data: sources of 3 to 8 digits, padded to 8; each target is the source
+# reversed, then `</s>`. Ids 0, 1 and 2 are `<PAD>`, `<s>` and `</s>`; the
+# digits 0 to 9 are ids 3 to 12. The 500 sequences of the test set never appear
+# in training. The cell trains for 1000 steps of 64 sequences (about half a
+# minute on a laptop CPU) and then reverses the test set by greedy decoding.
+
+# %% code id="demo-reversal-data"
+PAD_ID, START_ID, END_ID, FIRST_DIGIT = 0, 1, 2, 3
+REVERSAL_VOCAB = ["<PAD>", "<s>", "</s>"] + [str(digit) for digit in range(10)]
+SOURCE_LENGTH = 8
+
+
+def reversal_batch(n: int, generator: torch.Generator, exclude: frozenset = frozenset()):
+    """n random digit sequences (none of them in `exclude`): sources (n, 8) padded with <PAD>, targets (n, 9),
+    each the reversed source followed by </s> and padding."""
+    src = torch.full((n, SOURCE_LENGTH), PAD_ID)
+    tgt = torch.full((n, SOURCE_LENGTH + 1), PAD_ID)
+    row = 0
+    while row < n:
+        length = int(torch.randint(3, SOURCE_LENGTH + 1, (1,), generator=generator))
+        digits = torch.randint(FIRST_DIGIT, len(REVERSAL_VOCAB), (length,), generator=generator)
+        if tuple(digits.tolist()) in exclude:
+            continue
+        src[row, :length], tgt[row, :length], tgt[row, length] = digits, digits.flip(0), END_ID
+        row += 1
+    return src, tgt
+
+
+def shift_right(tgt: torch.Tensor) -> torch.Tensor:
+    """The decoder's input under teacher forcing: <s> followed by the target without its last token."""
+    return torch.cat([torch.full_like(tgt[:, :1], START_ID), tgt[:, :-1]], dim=1)
+
+
+def greedy_decode(model: nn.Module, src: torch.Tensor, max_new_tokens: int = SOURCE_LENGTH + 1) -> torch.Tensor:
+    """Write from <s> alone, appending the most likely token each step: (B, S) sources -> (B, max_new_tokens)."""
+    model.eval()
+    written = torch.full((src.size(0), 1), START_ID, device=src.device)
+    with torch.no_grad():
+        for _ in range(max_new_tokens):
+            logits, _ = model(src, written, (src != PAD_ID).long())
+            written = torch.cat([written, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    return written[:, 1:]
+
+
+def exactly_right(predicted: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    """Per sequence, whether every token up to and including </s> is right (what follows </s> is not read)."""
+    return ((predicted == tgt) | (tgt == PAD_ID)).all(dim=1)
+
+
+test_src, test_tgt = reversal_batch(500, torch.Generator().manual_seed(1))
+held_out = frozenset(tuple(row[row != PAD_ID].tolist()) for row in test_src)
+print("source", test_src[0].tolist(), "-> target", test_tgt[0].tolist(), "-> decoder input",
+      shift_right(test_tgt[:1])[0].tolist())
+
+# %% code id="demo-reversal" runtime="long"
+torch.manual_seed(0)
+seq2seq = EncoderDecoder(vocab_size=len(REVERSAL_VOCAB), d_model=64, num_heads=4, num_layers=2, d_ff=128,
+                         max_length=SOURCE_LENGTH + 1, dropout=0.1).to(device)
+optimizer = torch.optim.AdamW(seq2seq.parameters(), lr=1e-3)
+generator = torch.Generator().manual_seed(0)
+reversal_losses = []
+for step in tqdm(range(1000), desc="reversal"):
+    seq2seq.train()
+    src, tgt = (t.to(device) for t in reversal_batch(64, generator, exclude=held_out))
+    logits, _ = seq2seq(src, shift_right(tgt), (src != PAD_ID).long())
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), tgt.reshape(-1), ignore_index=PAD_ID)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    reversal_losses.append(loss.item())
+predicted = greedy_decode(seq2seq, test_src.to(device)).cpu()
+reversal_accuracy = exactly_right(predicted, test_tgt).float().mean().item()
+print(f"Held-out sequences reversed exactly: {reversal_accuracy:.1%} of {len(test_src)}")
+
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.plot(reversal_losses)
+ax.set(title="Training the encoder-decoder to reverse digits", xlabel="step", ylabel="cross-entropy (log scale)",
+       yscale="log")
+plt.show()
+
+# %% [markdown]
+# ## 7.5 Three kinds of attention
+#
+# One held-out example, the last block of each stack, averaged over heads: the
+# encoder's self-attention (source against source), the decoder's causal
+# self-attention (a triangle: nothing above the diagonal), and the
+# cross-attention (each written token against the source). To write the digit
+# at output step `t` of a source of length `L`, the model needs the source's
+# digit at position `L − 1 − t`: if its cross-attention reads it there, the
+# map is an anti-diagonal. The line above the plots counts how often the
+# strongest cross-attention of an output digit lands on exactly that source
+# position.
+
+# %% code id="demo-three-attentions"
+def mirrored_share(cross: torch.Tensor, src: torch.Tensor) -> float:
+    """Share of output digits whose strongest head-averaged cross-attention (cross: (B, H, T, S)) lands on the
+    mirrored source position L - 1 - t."""
+    lengths = (src != PAD_ID).sum(1)
+    strongest = cross.mean(1).argmax(-1)  # (B, T)
+    hits = [int(strongest[b, t]) == int(lengths[b]) - 1 - t for b in range(len(src)) for t in range(int(lengths[b]))]
+    return float(np.mean(hits))
+
+
+seq2seq.eval()
+with torch.no_grad():
+    example_src, example_tgt = test_src[:64].to(device), test_tgt[:64].to(device)
+    _, attention = seq2seq(example_src, shift_right(example_tgt), (example_src != PAD_ID).long())
+for block, cross_map in enumerate(attention["cross"], start=1):
+    print(f"decoder block {block}: the strongest cross-attention lands on the mirrored source digit for "
+          f"{mirrored_share(cross_map.cpu(), example_src.cpu()):.0%} of output digits")
+
+n = int((example_src[0] != PAD_ID).sum())
+source_words = [REVERSAL_VOCAB[i] for i in example_src[0, :n].tolist()]
+decoder_words = [REVERSAL_VOCAB[i] for i in shift_right(example_tgt)[0, :n + 1].tolist()]
+panels = [("Encoder self-attention", attention["encoder"][-1][0, :, :n, :n], source_words, source_words),
+          ("Decoder causal self-attention", attention["decoder"][-1][0, :, :n + 1, :n + 1], decoder_words,
+           decoder_words),
+          ("Cross-attention", attention["cross"][-1][0, :, :n + 1, :n], decoder_words, source_words)]
+fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+for ax, (title, weights, queries, keys) in zip(axes, panels):
+    image = ax.imshow(weights.mean(0).cpu(), cmap="viridis", vmin=0, vmax=1)
+    fig.colorbar(image, ax=ax, fraction=0.046, label="attention weight")
+    ax.set(title=title, xticks=range(len(keys)), yticks=range(len(queries)), xticklabels=keys,
+           yticklabels=queries, xlabel="key (source)" if title != "Decoder causal self-attention" else "key (written)",
+           ylabel="query (decoder input)" if title != "Encoder self-attention" else "query (source)")
+fig.suptitle("The last block of each stack on one held-out example (mean over heads)")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# # Part 8: Applications, risks and reflection (graded by hand)
 #
 # The same block you built, scaled up and trained on large amounts of text,
 # code or images, powers translation, search, summarisation, coding
@@ -1356,4 +1768,5 @@ from submission_log import write_submission_log
 
 # Accuracies are None if training did not run; the log is written all the same.
 submission_log = write_submission_log(globals(), metrics={"val_acc": globals().get("val_acc"),
-                                                          "test_acc": globals().get("test_acc")})
+                                                          "test_acc": globals().get("test_acc"),
+                                                          "reversal_accuracy": globals().get("reversal_accuracy")})

@@ -24,8 +24,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import (Namespace, StandInDropout, caught, error_output, fill_parameters, flat_parameters,
-                                generator, like, randn, registry, replaced, require, stand_in_dropout,
+from course.probe_tools import (Namespace, StandInDropout, caught, code_fingerprint, error_output, fill_parameters,
+                                flat_parameters, generator, like, randn, registry, replaced, require, stand_in_dropout,
                                 stand_in_registry, to_array)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
@@ -62,9 +62,9 @@ class StandInCleaner:
 class StandInTokenEmbedding(nn.Module):
     """A fixed lookup table in place of TokenEmbedding."""
 
-    def __init__(self, vocab_size: int, d_model: int, *args, **kwargs):
+    def __init__(self, vocab_size: int, d_model: int, *args, table_seed: int = 101, **kwargs):
         super().__init__()
-        self.register_buffer("table", randn(101, vocab_size, d_model))
+        self.register_buffer("table", randn(table_seed, vocab_size, d_model))
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:  # (B, T) -> (B, T, d)
         return self.table[input_ids]
@@ -153,10 +153,11 @@ class StandInNorm(nn.Module):
 class StandInEmbeddings(nn.Module):
     """Token lookup plus position ramp, in place of TransformerEmbeddings; it records the dropout it was given."""
 
-    def __init__(self, vocab_size: int, d_model: int, max_length: int = 512, dropout: float = 0.1, **others):
+    def __init__(self, vocab_size: int, d_model: int, max_length: int = 512, dropout: float = 0.1, *,
+                 table_seed: int = 101, **others):
         super().__init__()
         self.dropout_given = float(dropout)
-        self.tokens = StandInTokenEmbedding(vocab_size, d_model)
+        self.tokens = StandInTokenEmbedding(vocab_size, d_model, table_seed=table_seed)
         self.positions = StandInPositionalEncoding(d_model)
 
     def forward(self, input_ids):
@@ -803,12 +804,12 @@ def _device_error(error: Exception) -> bool:
     return "device" in text and ("cpu" in text or "meta" in text)
 
 
-def _runs_on_meta(model: nn.Module, ids: torch.Tensor) -> np.ndarray:
-    """Whether the model, moved with its input to torch's "meta" device, runs without its default mask: a tensor
+def _runs_on_meta(model: nn.Module, *inputs: torch.Tensor) -> np.ndarray:
+    """Whether the model, moved with its inputs to torch's "meta" device, runs without its default mask: a tensor
     it creates on the CPU instead of the input's device meets the meta tensors and raises (as it would on a GPU).
     Other errors on meta tensors are no evidence: True."""
     try:
-        model.to("meta")(ids.to("meta"))
+        model.to("meta")(*(t.to("meta") for t in inputs))
     except Exception as error:
         return np.array(not _device_error(error))
     return np.array(True)
@@ -1069,3 +1070,397 @@ def probe_crossover_length(ns):
         for (d, f), length in zip(CROSSOVER_SHAPES, found)))
     out["lengths_at_least_1"] = np.array(all(_number(n) >= 1 for n in found))
     return out
+
+
+# ---------------------------------------------------- cross-attention and the encoder-decoder
+
+
+def _cross_attention(ns: Namespace, dropout: float = 0.0) -> nn.Module:
+    """The notebook's CrossAttention with the grader's own projections (d_model 12, 3 heads), set by name.
+
+    It is built without running its __init__, which it inherits from the notebook's MultiHeadAttention: a mistake
+    there costs the multi-head attention's points, not these."""
+    cls = require(ns, "CrossAttention")
+    module = cls.__new__(cls)
+    nn.Module.__init__(module)
+    module.d_model, module.num_heads, module.d_k = 12, 3, 4
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        setattr(module, name, nn.Linear(12, 12))
+    module.dropout = nn.Dropout(dropout)
+    fill_parameters(module, seed=6)
+    return module.eval()
+
+
+def _heads(t: torch.Tensor) -> torch.Tensor:  # (B, n, 12) -> (B, 3, n, 4)
+    return t.view(t.size(0), t.size(1), 3, 4).transpose(1, 2)
+
+
+def _cross_clues(module: nn.Module, x: torch.Tensor, memory: torch.Tensor, out: dict) -> dict[str, np.ndarray]:
+    """The weights as mistakes would make them, from the module's own projections: queries from the memory, keys
+    from the decoder's side, or self-attention of x alone; heads split by a bare view."""
+    weights = out["no_mask_weights"]
+    q, k = (lambda t: _heads(module.W_q(t))), (lambda t: _heads(module.W_k(t)))
+    B = x.size(0)
+    return {
+        "like_queries_from_memory": np.array(bool(
+            like(weights, _trusted_weights(q(memory), k(x))) or like(weights, _trusted_weights(q(memory), k(memory)))
+            or like(weights, _trusted_weights(k(x), q(memory))))),
+        "like_self_attention": like(weights, _trusted_weights(q(x), k(x))),
+        "like_view_split": like(weights, _trusted_weights(module.W_q(x).view(B, 3, 3, 4),
+                                                          module.W_k(memory).view(B, 3, 5, 4))),
+    }
+
+
+@probe("cross_attention")
+def probe_cross_attention(ns):
+    module = _cross_attention(ns)
+    x, memory = randn(60, 2, 3, 12), randn(61, 2, 5, 12)  # 3 decoder positions, 5 source positions
+    padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])[:, None, None, :]  # (B, 1, 1, S)
+    other_memory = memory.clone()
+    other_memory[0, 3:] = randn(62, 2, 12) * 10  # other values at the padded source positions
+    out = {}
+    with torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention):
+        output, weights = _as_pair(module(x, memory), "CrossAttention.forward")
+        out["no_mask_output"], out["no_mask_weights"] = to_array(output), to_array(weights)
+        out["weights_shape"] = np.array(tuple(weights.shape))
+        out.update(_cross_clues(module, x, memory, out))
+        for name, source in (("padding", memory), ("other_padding", other_memory)):  # a padding mask of (B, 1, 1, S)
+            out[f"{name}_output"] = caught(lambda: _as_pair(module(x, source, mask=padding), "CrossAttention.forward")[0])
+        out["padding_like_no_mask"] = like(out["padding_output"], out["no_mask_output"])
+        fresh = _cross_attention(ns)  # called on a second input, it must use that input alone
+        fresh(x, memory)
+        out["second_input_output"] = to_array(_as_pair(fresh(randn(63, 2, 3, 12), randn(64, 2, 5, 12)),
+                                                        "CrossAttention.forward")[0])
+    with (torch.no_grad(), replaced(ns, scaled_dot_product_attention=_reference_attention),
+          stand_in_dropout(_cross_attention(ns, dropout=0.5)) as dropping):
+        out["train_output"] = to_array(_as_pair(dropping(x, memory), "CrossAttention.forward")[0])
+    return out
+
+
+@stand_in("CrossAttention")
+class StandInCrossAttention(nn.Module):
+    """Masked averaging of the memory in place of CrossAttention: returns (output, weights (B, 1, T, S))."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, x, memory, mask=None):
+        B, T, d = x.shape
+        S = memory.size(1)
+        similarity = torch.sigmoid(x @ memory.transpose(-2, -1) / d)[:, None]  # (B, 1, T, S)
+        if mask is not None:
+            try:
+                keep = torch.broadcast_to(torch.as_tensor(mask, device=x.device), (B, 1, T, S)) != 0
+            except RuntimeError:
+                raise ValueError(f"the mask passed to cross-attention has shape {tuple(mask.shape)}, which does not "
+                                 f"broadcast to (batch, heads, T, S) = {(B, 'H', T, S)}") from None
+            similarity = similarity * keep
+        weights = similarity / similarity.sum(-1, keepdim=True).clamp(min=1e-9)
+        return weights[:, 0] @ (memory @ randn(205, d, d).to(x.device) / math.sqrt(d)), weights
+
+
+def _stand_in_decoder_block(ns: Namespace, dropout: float) -> nn.Module:
+    """The notebook's DecoderBlock (d_model 6) with stand-ins for its attentions, feed-forward and norms."""
+    with replaced(ns, MultiHeadAttention=StandInAttention, CrossAttention=StandInCrossAttention,
+                  FeedForward=StandInFeedForward, LayerNorm=StandInNorm):
+        block = require(ns, "DecoderBlock")(6, 2, 10, dropout=dropout)
+    block.self_attention, block.cross_attention = StandInAttention(), StandInCrossAttention()
+    block.feed_forward = StandInFeedForward(6)
+    block.norm1, block.norm2, block.norm3 = StandInNorm(6, seed=14), StandInNorm(6, seed=15), StandInNorm(6, seed=16)
+    return block
+
+
+def _as_triple(result, what: str) -> tuple:
+    if not (isinstance(result, tuple) and len(result) == 3):
+        raise TypeError(f"{what} must return (output, self_weights, cross_weights), got {type(result).__name__}"
+                        + (f" of length {len(result)}" if isinstance(result, tuple) else ""))
+    return result
+
+
+def _decoder_variants(block: nn.Module, x, memory, causal, padding) -> dict[str, torch.Tensor]:
+    """The decoder block's output from its (stand-in) parts, put together as mistakes would."""
+    attend, cross, feed = block.self_attention, block.cross_attention, block.feed_forward
+    n1, n2, n3 = block.norm1, block.norm2, block.norm3
+
+    def last(g):  # the feed-forward sub-layer, as it should be
+        return n3(g + feed(g))
+
+    h = n1(x + attend(x, causal)[0])
+    c = n1(x + cross(x, memory, padding)[0])
+    return {
+        "cross_first": last(n2(c + attend(c, causal)[0])),
+        "cross_on_input": last(n2(h + cross(x, memory, padding)[0])),
+        "no_cross_residual": last(n2(cross(h, memory, padding)[0])),
+        "no_self_residual": last(n2((lambda a: a + cross(a, memory, padding)[0])(n1(attend(x, causal)[0])))),
+        "pre_norm": (lambda g: g + feed(n3(g)))((lambda a: a + cross(n2(a), memory, padding)[0])(
+            x + attend(n1(x), causal)[0])),
+    }
+
+
+@probe("decoder_block")
+def probe_decoder_block(ns):
+    with replaced(ns, MultiHeadAttention=StandInAttention, CrossAttention=StandInCrossAttention,
+                  FeedForward=StandInFeedForward, LayerNorm=StandInNorm):
+        built = require(ns, "DecoderBlock")(6, 2, 10, dropout=0.0)
+    norms = [id(m) for _, m in built.named_modules(remove_duplicate=False) if isinstance(m, (StandInNorm, nn.LayerNorm))]
+    block = _stand_in_decoder_block(ns, dropout=0.0).eval()
+    x, memory = randn(81, 2, 4, 6), randn(82, 2, 5, 6)
+    causal = torch.tril(torch.ones(4, 4))
+    padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])[:, None, None, :]
+    out = {"norms_distinct": np.array(len(set(norms)) == len(norms) == 3)}
+    with torch.no_grad():
+        output, self_weights, cross_weights = _as_triple(block(x, memory, causal, padding), "DecoderBlock.forward")
+        out["output"], out["self_weights"], out["cross_weights"] = (to_array(t) for t in (output, self_weights,
+                                                                                            cross_weights))
+        out["no_mask_output"] = to_array(_as_triple(block(x, memory), "DecoderBlock.forward")[0])
+        out["other_memory_output"] = to_array(_as_triple(block(x, randn(83, 2, 5, 6), causal, padding),
+                                                         "DecoderBlock.forward")[0])
+        variants = _decoder_variants(block, x, memory, causal, padding)
+        out["like_cross_first"] = like(out["output"], variants["cross_first"])
+        out["like_cross_on_input"] = like(out["output"], variants["cross_on_input"])
+        out["like_residual_missing"] = np.array(any(like(out["output"], variants[name])
+                                                    for name in ("no_cross_residual", "no_self_residual")))
+        out["like_pre_norm"] = like(out["output"], variants["pre_norm"])
+        out["like_self_mask_lost"] = like(out["self_weights"], block.self_attention(x, None)[1])
+        h = block.norm1(x + block.self_attention(x, causal)[0])
+        out["like_memory_mask_lost"] = like(out["cross_weights"], block.cross_attention(h, memory, None)[1])
+        out["like_memory_ignored"] = like(out["other_memory_output"], out["output"])
+        with stand_in_dropout(_stand_in_decoder_block(ns, dropout=0.5)) as dropping:
+            out["train_output"] = to_array(_as_triple(dropping(x, memory, causal, padding), "DecoderBlock.forward")[0])
+    return out
+
+
+@stand_in("DecoderBlock")
+class StandInDecoderBlock(nn.Module):
+    """Masked averaging over its own positions and over the memory, with residuals, in place of DecoderBlock; it
+    records the masks and the memory it got and the dropout it was given."""
+
+    def __init__(self, d_model: int = 0, num_heads: int = 0, d_ff: int = 0, dropout: float = 0.1, *, seed: int = 206,
+                 **others):  # DecoderBlock's signature, and the probe's own keyword
+        super().__init__()
+        self.seed, self.self_mask, self.memory_mask, self.memory = seed, None, None, None
+        self.dropout_given = float(dropout)
+        self.cross = StandInCrossAttention()
+
+    def forward(self, x, memory, self_mask=None, memory_mask=None):
+        self.self_mask, self.memory_mask, self.memory = self_mask, memory_mask, memory
+        for mask in (self_mask, memory_mask):  # as a GPU's attention would, refuse a mask on another device
+            if isinstance(mask, torch.Tensor) and mask.device != x.device:
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                                   f"{mask.device} and {x.device}!")
+        mixed, self_weights = _masked_mixing(x, self_mask, seed=self.seed)
+        x = x + torch.tanh(mixed)
+        read, cross_weights = self.cross(x, memory, memory_mask)
+        return x + torch.tanh(read), self_weights, cross_weights
+
+
+SEQ2SEQ_CONFIG = dict(vocab_size=17, d_model=6, num_heads=2, d_ff=10, max_length=12)
+
+
+def _stand_in_seq2seq(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, dict[str, np.ndarray]]:
+    """The notebook's EncoderDecoder with stand-ins for its parts (the two embeddings with tables of their own),
+    and how it held them: blocks in nn.ModuleLists, distinct blocks, its dropout passed on."""
+    cls = require(ns, "EncoderDecoder")
+    with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock,
+                  DecoderBlock=StandInDecoderBlock):
+        model = cls(**SEQ2SEQ_CONFIG, num_layers=num_layers, dropout=0.0)
+    stacks = [getattr(model, name, []) for name in ("encoder_blocks", "decoder_blocks")]
+    parts = [part for part in (getattr(model, "src_embeddings", None), getattr(model, "tgt_embeddings", None),
+                               *stacks[0], *stacks[1])
+             if isinstance(part, (StandInEmbeddings, StandInBlock, StandInDecoderBlock))]
+    held = {"blocks_in_module_list": np.array(all(isinstance(stack, nn.ModuleList) for stack in stacks)),
+            "blocks_distinct": np.array(all(len({id(block) for block in stack}) == num_layers for stack in stacks)),
+            "dropout_passed": np.array(all(getattr(part, "dropout_given", 0.0) == 0.0 for part in parts))}
+    model.src_embeddings = StandInEmbeddings(17, 6)
+    model.tgt_embeddings = StandInEmbeddings(17, 6, table_seed=102)
+    model.encoder_blocks = nn.ModuleList(StandInBlock(seed=310 + i) for i in range(num_layers))
+    model.decoder_blocks = nn.ModuleList(StandInDecoderBlock(seed=320 + i) for i in range(num_layers))
+    fill_parameters(model, seed=9)  # the output layer
+    return model.eval(), held
+
+
+def _mask_pattern(mask, B: int, T: int, S: int) -> np.ndarray:
+    """Which keys a mask lets each query see, (B, T, S) flags, or the error of a mask that does not broadcast."""
+    if mask is None:
+        return np.array("no mask")
+    try:
+        return np.array(torch.broadcast_to(torch.as_tensor(mask), (B, 1, T, S))[:, 0].cpu() != 0)
+    except RuntimeError:
+        return np.array(f"a mask of shape {tuple(torch.as_tensor(mask).shape)}, which does not broadcast to "
+                        f"(batch, heads, T, S) = {(B, 'H', T, S)}")
+
+
+@probe("encoder_decoder")
+def probe_encoder_decoder(ns):
+    model, held = _stand_in_seq2seq(ns)
+    src = torch.tensor([[3, 4, 5, 6, 0, 0], [7, 8, 9, 10, 11, 12]])
+    tgt = torch.tensor([[1, 6, 5, 4, 3], [1, 12, 11, 10, 9]])
+    src_mask = (src != 0).long()
+    out = dict(held)
+    with torch.no_grad():
+        logits, attention = _as_pair(model(src, tgt, src_mask), "EncoderDecoder.forward")
+        out["logits"] = to_array(logits)
+        maps = attention if isinstance(attention, dict) else {}
+        out["map_counts"] = np.array([len(maps.get(key, ())) for key in ("encoder", "decoder", "cross")])
+        out["map_counts_again"] = np.array([len(_as_pair(model(src, tgt, src_mask), "EncoderDecoder.forward")[1]
+                                                .get(key, ())) if isinstance(attention, dict) else 0
+                                            for key in ("encoder", "decoder", "cross")])
+        first, last = model.decoder_blocks[0], model.decoder_blocks[-1]
+        out["encoder_mask"] = _mask_pattern(model.encoder_blocks[0].mask, 2, 6, 6)
+        out["self_mask"] = _mask_pattern(first.self_mask, 2, 5, 5)
+        out["self_mask_given"] = np.array(first.self_mask is not None)
+        out["memory_mask"] = _mask_pattern(first.memory_mask, 2, 5, 6)
+        encoded = model.src_embeddings(src)
+        for block in model.encoder_blocks:
+            encoded = block(encoded, src_mask[:, None, None, :])[0]
+        out["memory_is_encoder_output"] = np.array(all(
+            block.memory is not None and like(to_array(block.memory), encoded) for block in (first, last)))
+        out["like_memory_from_embeddings"] = np.array(first.memory is not None
+                                                      and like(to_array(first.memory), model.src_embeddings(src)))
+        more_padding = F.pad(src, (0, 3))
+        out["logits_more_padding"] = to_array(model(more_padding, tgt, (more_padding != 0).long())[0])
+        changed = tgt.clone()
+        changed[:, 3:] = 16
+        out["logits_first_three_later_input_changed"] = to_array(model(src, changed, src_mask)[0][:, :3])
+        out["logits_first_three"] = out["logits"][:, :3]
+        full = src[1:]
+        out["logits_no_mask"] = to_array(model(full, tgt[1:])[0])
+        out["logits_all_real"] = to_array(model(full, tgt[1:], torch.ones_like(full))[0])
+        given = model.src_embeddings, model.tgt_embeddings
+        mixed = []  # the logits with one table for both sides, or the two tables swapped
+        for source_table, target_table in ((given[0], given[0]), (given[1], given[1]), (given[1], given[0])):
+            model.src_embeddings, model.tgt_embeddings = source_table, target_table
+            mixed.append(like(out["logits"], model(src, tgt, src_mask)[0]))
+        model.src_embeddings, model.tgt_embeddings = given
+        out["like_embeddings_mixed"] = np.array(any(mixed))
+    out["default_mask_on_input_device"] = _runs_on_meta(_stand_in_seq2seq(ns)[0], src, tgt)
+    return out
+
+
+# The trained check: the notebook's EncoderDecoder, with torch's own encoder and decoder layers and embeddings in
+# place of the notebook's pieces, trained to reverse short sequences and judged on sequences it never saw.
+
+
+def _blocked(mask, B: int, H: int, T: int, S: int):
+    """A mask of the notebook's convention (1 = may attend) as torch's (B * H, T, S) flags, True = blocked."""
+    if mask is None:
+        return None
+    try:
+        keep = torch.broadcast_to(torch.as_tensor(mask), (B, H, T, S)) != 0
+    except RuntimeError:
+        raise ValueError(f"a mask of shape {tuple(torch.as_tensor(mask).shape)} was passed where one that broadcasts "
+                         f"to (batch, heads, T, S) = {(B, 'H', T, S)} was expected") from None
+    return (~keep).reshape(B * H, T, S)
+
+
+@stand_in("TransformerEmbeddings")
+class TorchEmbeddings(nn.Module):
+    """Token and learned position embeddings, in place of TransformerEmbeddings."""
+
+    def __init__(self, vocab_size: int, d_model: int, max_length: int = 512, *args, **kwargs):
+        super().__init__()
+        self.tokens, self.positions = nn.Embedding(vocab_size, d_model), nn.Embedding(max_length, d_model)
+
+    def forward(self, input_ids):
+        return self.tokens(input_ids) + self.positions(torch.arange(input_ids.size(1), device=input_ids.device))
+
+
+@stand_in("TransformerBlock")
+class TorchEncoderBlock(nn.Module):
+    """torch's post-norm nn.TransformerEncoderLayer, in place of TransformerBlock: returns (output, None)."""
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, *args, **kwargs):
+        super().__init__()
+        self.num_heads = num_heads
+        self.layer = nn.TransformerEncoderLayer(d_model, num_heads, d_ff, dropout=0.0, batch_first=True)
+
+    def forward(self, x, mask=None):
+        B, T, _ = x.shape
+        return self.layer(x, src_mask=_blocked(mask, B, self.num_heads, T, T)), None
+
+
+@stand_in("DecoderBlock")
+class TorchDecoderBlock(nn.Module):
+    """torch's post-norm nn.TransformerDecoderLayer, in place of DecoderBlock: returns (output, None, None); it
+    records the self_mask it got."""
+
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, *args, **kwargs):
+        super().__init__()
+        self.num_heads, self.self_mask = num_heads, None
+        self.layer = nn.TransformerDecoderLayer(d_model, num_heads, d_ff, dropout=0.0, batch_first=True)
+
+    def forward(self, x, memory, self_mask=None, memory_mask=None):
+        (B, T, _), S = x.shape, memory.size(1)
+        self.self_mask = self_mask
+        return self.layer(x, memory, tgt_mask=_blocked(self_mask, B, self.num_heads, T, T),
+                          memory_mask=_blocked(memory_mask, B, self.num_heads, T, S)), None, None
+
+
+REVERSAL = dict(symbols=5, min_length=3, max_length=5, steps=200, batch=64, held_out=200)
+REVERSAL_MODEL = dict(vocab_size=3 + 5, d_model=32, num_heads=2, num_layers=1, d_ff=64, max_length=6)
+
+
+def reversal_data(n: int, seed: int, exclude: frozenset = frozenset()) -> tuple[torch.Tensor, torch.Tensor]:
+    """n sequences of REVERSAL's symbols (ids 3 and up; none in `exclude`): sources (n, 5) padded with 0, targets
+    (n, 6): the source reversed, then the end id 2, then padding."""
+    g, S = generator(seed), REVERSAL["max_length"]
+    src, tgt = torch.zeros(n, S, dtype=torch.long), torch.zeros(n, S + 1, dtype=torch.long)
+    row = 0
+    while row < n:
+        length = int(torch.randint(REVERSAL["min_length"], S + 1, (1,), generator=g))
+        digits = torch.randint(3, 3 + REVERSAL["symbols"], (length,), generator=g)
+        if tuple(digits.tolist()) not in exclude:
+            src[row, :length], tgt[row, :length], tgt[row, length] = digits, digits.flip(0), 2
+            row += 1
+    return src, tgt
+
+
+def _reversal_accuracy(model: nn.Module, src: torch.Tensor, tgt: torch.Tensor) -> float:
+    """Share of sources that greedy decoding from the start id 1 reverses exactly, the end id included."""
+    written = torch.ones(src.size(0), 1, dtype=torch.long)
+    with torch.no_grad():
+        for _ in range(tgt.size(1)):
+            logits = _as_pair(model(src, written, (src != 0).long()), "EncoderDecoder.forward")[0]
+            written = torch.cat([written, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    return float(((written[:, 1:] == tgt) | (tgt == 0)).all(1).float().mean())
+
+
+TRAINED: dict[str, dict[str, np.ndarray]] = {}  # code fingerprint -> outputs: one training per EncoderDecoder code
+
+
+def _train_reversal(ns: Namespace) -> dict[str, np.ndarray]:
+    torch.manual_seed(0)
+    model = require(ns, "EncoderDecoder")(**REVERSAL_MODEL, dropout=0.0)
+    test_src, test_tgt = reversal_data(REVERSAL["held_out"], seed=70)
+    held_out = frozenset(tuple(row[row != 0].tolist()) for row in test_src)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / REVERSAL["steps"])
+    for step in range(REVERSAL["steps"]):
+        src, tgt = reversal_data(REVERSAL["batch"], seed=1000 + step, exclude=held_out)
+        decoder_input = torch.cat([torch.ones_like(tgt[:, :1]), tgt[:, :-1]], dim=1)
+        logits = _as_pair(model.train()(src, decoder_input, (src != 0).long()), "EncoderDecoder.forward")[0]
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), tgt.reshape(-1), ignore_index=0)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+    accuracy = _reversal_accuracy(model.eval(), test_src, test_tgt)  # the last step writes 6 tokens
+    blocks = [block for block in getattr(model, "decoder_blocks", []) if isinstance(block, TorchDecoderBlock)]
+    self_mask = blocks[0].self_mask if blocks else None
+    keep = None if self_mask is None else torch.as_tensor(self_mask) != 0
+    while keep is not None and keep.dim() > 2:
+        keep = keep[0]  # the first of every leading axis: (T, T)
+    return {"reverses_held_out": np.array(accuracy >= 0.9),
+            "self_mask_given": np.array(self_mask is not None),
+            "self_mask_causal": np.array(keep is not None and keep.shape == (6, 6)
+                                         and bool(torch.equal(keep.cpu(), torch.ones(6, 6).tril().bool())))}
+
+
+@probe("encoder_decoder_trained")
+def probe_encoder_decoder_trained(ns):
+    with replaced(ns, TransformerEmbeddings=TorchEmbeddings, TransformerBlock=TorchEncoderBlock,
+                  DecoderBlock=TorchDecoderBlock):
+        key = code_fingerprint(require(ns, "EncoderDecoder"), ns)
+        if key not in TRAINED:
+            TRAINED[key] = _train_reversal(ns)
+    return dict(TRAINED[key])

@@ -30,6 +30,9 @@ GRADED_NAMES = (
     "attention_cost",
     "feed_forward_cost",
     "crossover_length",
+    "CrossAttention",
+    "DecoderBlock",
+    "EncoderDecoder",
 )
 
 
@@ -114,6 +117,30 @@ def layer_costs(ns: dict) -> dict:
             "crossover": [ns["crossover_length"](64, 256)]}
 
 
+def cross_attention(ns: dict) -> dict:
+    torch.manual_seed(0)
+    module = ns["CrossAttention"](d_model=12, num_heads=3, dropout=0.0).eval()
+    output, weights = module(torch.randn(2, 3, 12), torch.randn(2, 5, 12))
+    return {"output": output, "weights": weights}
+
+
+def decoder_block(ns: dict) -> dict:
+    torch.manual_seed(0)
+    block = ns["DecoderBlock"](d_model=12, num_heads=3, d_ff=24, dropout=0.0).eval()
+    output, self_weights, cross_weights = block(torch.randn(2, 4, 12), torch.randn(2, 6, 12), torch.tril(torch.ones(4, 4)))
+    return {"output": output, "self_weights": self_weights, "cross_weights": cross_weights}
+
+
+def encoder_decoder(ns: dict) -> dict:
+    torch.manual_seed(0)
+    model = ns["EncoderDecoder"](vocab_size=15, d_model=16, num_heads=2, num_layers=2, d_ff=32, max_length=12,
+                                 dropout=0.0).eval()
+    src = torch.tensor([[3, 4, 5, 0, 0], [6, 7, 8, 9, 10]])
+    logits, _ = model(src, torch.tensor([[1, 5, 4, 3], [1, 10, 9, 8]]), (src != 0).long())
+    return {"logits": logits}
+
+
 PROBES = {probe.__name__: probe for probe in (
     tokenizer, token_embedding, positional_encoding, transformer_embeddings, attention, multi_head_attention,
-    layer_norm, feed_forward, transformer_block, mini_transformer, train_transformer, layer_costs)}
+    layer_norm, feed_forward, transformer_block, mini_transformer, train_transformer, layer_costs, cross_attention,
+    decoder_block, encoder_decoder)}

@@ -31,18 +31,18 @@ def solution() -> dict:
     return solution_namespace(ASSIGNMENT)
 
 
-def test_points_add_up_to_fifty_four_autograded_and_twenty_five_by_hand():
+def test_points_add_up_to_sixty_six_autograded_and_twenty_five_by_hand():
     auto, manual = points_of(ASSIGNMENT)
-    assert (sum(auto.values()), sum(manual.values())) == (54, 25)
+    assert (sum(auto.values()), sum(manual.values())) == (66, 25)
 
 
-def test_twelve_answer_cells_of_code_and_five_written_answers_at_most():
-    assert len([c for c in grade_cells(SOURCE_NB, solution=True) if c.cell_type == "code"]) == 12
+def test_fifteen_answer_cells_of_code_and_five_written_answers_at_most():
+    assert len([c for c in grade_cells(SOURCE_NB, solution=True) if c.cell_type == "code"]) == 15
     assert len([c for c in grade_cells(SOURCE_NB, solution=True) if c.cell_type == "markdown"]) == 5
 
 
-def test_only_the_training_cell_gets_the_long_time_limit():
-    assert long_running_cells(ASSIGNMENT) == ["demo-train"]
+def test_only_the_training_cells_get_the_long_time_limit():
+    assert long_running_cells(ASSIGNMENT) == ["demo-train", "demo-reversal"]
     assert limits.CELL_TIMEOUT_S < limits.LONG_CELL_TIMEOUT_S
 
 
@@ -124,3 +124,41 @@ def test_crossover_is_where_the_counted_costs_meet(solution):
         n = crossover(d_model, d_ff)
         assert attention(n, d_model) >= feed_forward(n, d_model, d_ff)
         assert n == 1 or attention(n - 1, d_model) < feed_forward(n - 1, d_model, d_ff)
+
+
+def test_cross_attention_is_torch_multihead_attention_from_the_decoder_to_the_memory(solution):
+    torch.manual_seed(4)
+    cross = solution["CrossAttention"](d_model=16, num_heads=4, dropout=0.0).eval()
+    reference = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    with torch.no_grad():
+        reference.in_proj_weight.copy_(torch.cat([cross.W_q.weight, cross.W_k.weight, cross.W_v.weight]))
+        reference.in_proj_bias.copy_(torch.cat([cross.W_q.bias, cross.W_k.bias, cross.W_v.bias]))
+        reference.out_proj.load_state_dict(cross.W_o.state_dict())
+        x, memory = torch.randn(3, 2, 16), torch.randn(3, 7, 16)
+        padding = torch.tensor([[0] * 7, [0] * 5 + [1] * 2, [0] * 4 + [1] * 3]).bool()  # True = padding, torch's way
+        expected, expected_weights = reference(x, memory, memory, key_padding_mask=padding, average_attn_weights=False)
+        output, weights = cross(x, memory, (~padding).long()[:, None, None, :])
+    torch.testing.assert_close(output, expected, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(weights, expected_weights, atol=1e-5, rtol=1e-4)
+
+
+def test_the_encoder_decoders_output_at_a_position_depends_on_no_later_decoder_input(solution):
+    torch.manual_seed(5)
+    model = solution["EncoderDecoder"](vocab_size=12, d_model=16, num_heads=2, num_layers=2, d_ff=32, max_length=10,
+                                       dropout=0.0).eval()
+    src, tgt = torch.randint(3, 12, (2, 6)), torch.randint(3, 12, (2, 8))
+    with torch.no_grad():
+        logits, _ = model(src, tgt)
+        for t in range(1, 8):
+            changed = tgt.clone()
+            changed[:, t:] = torch.randint(3, 12, (2, 8 - t))
+            torch.testing.assert_close(model(src, changed)[0][:, :t], logits[:, :t])
+
+
+def test_the_trained_check_passes_the_solution_and_fails_a_decoder_that_sees_the_future():
+    perfect = sample_notebook(ASSIGNMENT, "perfect")
+    assert "encoder_decoder_trained" not in failed_checks(ASSIGNMENT, perfect)
+    for cell in perfect.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer-encoder-decoder":
+            cell.source = cell.source.replace("block(x, memory, causal, memory_mask)", "block(x, memory, None, memory_mask)")
+    assert failed_checks(ASSIGNMENT, perfect)["encoder_decoder_trained"]["mistake"] == "causal-mask-missing"
