@@ -848,6 +848,150 @@ HELD_OUT_MUTANTS = (
          "seq_len left out of the feed-forward count (the weights counted, not the multiply-adds)", "feed-forward-cost"),
     Edit("held_crossover_abs", COSTS, (("max(1, d_ff - 2 * d_model)", "abs(d_ff - 2 * d_model)"),),
          "abs() to keep the length positive: wide models get 2*d_model - d_ff, or 0", "crossover-at-least-1"),
+    # Part 7 (cross-attention and the encoder-decoder): written after its rules were frozen (git commit 3df13ef)
+    # by a helper that never read the checks, probes, corpus or reference data; their own mistake names were
+    # mapped to the catalogue's before they were graded. Graded by those frozen rules, unchanged: 14 of 14
+    # caught, 12 named right, none named wrong, 2 observational; 4 of 4 alternatives accepted.
+    # ---------------------------------------------------------------- CrossAttention (4)
+    Edit(
+        "held_cross_kv_from_decoder", CROSS,
+        (("K, V = split_heads(self.W_k(memory), S), split_heads(self.W_v(memory), S)",
+          "K, V = split_heads(self.W_k(x), T), split_heads(self.W_v(x), T)"),),
+        "Keys and values are projected from the decoder's x instead of the memory: the layer is plain "
+        "self-attention and never reads the source.",
+        "cross-keys-from-x",
+    ),
+    Edit(
+        "held_cross_split_view_no_transpose", CROSS,
+        (("return t.view(B, length, self.num_heads, self.d_k).transpose(1, 2)",
+          "return t.view(B, self.num_heads, length, self.d_k)"),),
+        "Heads are split with a bare view to (B, H, length, d_k), without the transpose, mixing positions "
+        "into heads.",
+        "cross-split",
+    ),
+    Edit(
+        "held_cross_mask_pytorch_polarity", CROSS,
+        (("        heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)",
+          "        if mask is not None:\n"
+          "            mask = ~mask.bool()  # PyTorch's convention: True = blocked\n"
+          "        heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)"),),
+        "The padding mask is inverted into PyTorch's True = blocked convention before being handed to a "
+        "function that uses 1 = may attend, so real source tokens are blocked and padding is read.",
+        "mask-polarity",
+    ),
+    Edit(
+        "held_cross_no_attention_dropout", CROSS,
+        (("scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)",
+          "scaled_dot_product_attention(Q, K, V, mask=mask)"),),
+        "Dropout is not passed to the attention, so the attention weights are never dropped in training mode.",
+        "mha-dropout",
+    ),
+    # ---------------------------------------------------------------- DecoderBlock (4)
+    Edit(
+        "held_dec_cross_queries_from_block_input", DEC,
+        (("        attn_out, self_weights = self.self_attention(x, self_mask)\n"
+          "        x = self.norm1(x + self.dropout(attn_out))\n"
+          "        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)\n",
+          "        attn_out, self_weights = self.self_attention(x, self_mask)\n"
+          "        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)\n"
+          "        x = self.norm1(x + self.dropout(attn_out))\n"),),
+        "The cross-attention's queries are taken from the block's input x rather than from the output of the "
+        "self-attention sub-layer (the two attentions run in parallel on the same x).",
+        "decoder-cross-queries",
+    ),
+    Edit(
+        "held_dec_memory_mask_dropped", DEC,
+        (("self.cross_attention(x, memory, memory_mask)",
+          "self.cross_attention(x, memory)"),),
+        "memory_mask is accepted but never passed to the cross-attention, so decoder positions read the "
+        "source's padding.",
+        "decoder-memory-mask",
+    ),
+    Edit(
+        "held_dec_pre_norm", DEC,
+        (("        attn_out, self_weights = self.self_attention(x, self_mask)\n"
+          "        x = self.norm1(x + self.dropout(attn_out))\n"
+          "        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)\n"
+          "        x = self.norm2(x + self.dropout(cross_out))\n"
+          "        x = self.norm3(x + self.dropout(self.feed_forward(x)))\n",
+          "        attn_out, self_weights = self.self_attention(self.norm1(x), self_mask)\n"
+          "        x = x + self.dropout(attn_out)\n"
+          "        cross_out, cross_weights = self.cross_attention(self.norm2(x), memory, memory_mask)\n"
+          "        x = x + self.dropout(cross_out)\n"
+          "        x = x + self.dropout(self.feed_forward(self.norm3(x)))\n"),),
+        "Pre-norm residuals (normalize each sub-layer's input, add un-normalized) instead of the post-norm "
+        "block the prose asks for.",
+        "decoder-pre-norm",
+    ),
+    Edit(
+        "held_dec_hardcoded_causal_mask", DEC,
+        (("        attn_out, self_weights = self.self_attention(x, self_mask)\n",
+          "        T = x.size(1)\n"
+          "        causal = torch.tril(torch.ones(T, T, device=x.device))  # a decoder is always causal\n"
+          "        attn_out, self_weights = self.self_attention(x, causal)\n"),),
+        "The block ignores the self_mask argument and always applies its own causal mask, so a caller's "
+        "mask (or none) has no effect.",
+        "decoder-self-mask",
+    ),
+    # ---------------------------------------------------------------- EncoderDecoder (6)
+    Edit(
+        "held_seq_causal_off_by_one", SEQ,
+        (("torch.tril(torch.ones(T, T, device=tgt.device))",
+          "torch.tril(torch.ones(T, T, device=tgt.device), diagonal=1)"),),
+        "The causal mask includes the first super-diagonal: position t also sees position t + 1, the token "
+        "it must predict under teacher forcing.",
+        "causal-mask-shape",
+    ),
+    Edit(
+        "held_seq_causal_triu_pytorch_convention", SEQ,
+        (("torch.tril(torch.ones(T, T, device=tgt.device))",
+          "torch.triu(torch.ones(T, T, device=tgt.device), diagonal=1)"),),
+        "The causal mask is built in PyTorch's True = blocked convention (upper triangle), which this "
+        "notebook reads as 'may attend': each position sees only the future, the last sees nothing.",
+        "causal-mask-shape",
+    ),
+    Edit(
+        "held_seq_tgt_uses_src_embeddings", SEQ,
+        (("x = self.tgt_embeddings(tgt)", "x = self.src_embeddings(tgt)"),),
+        "The decoder input is embedded with the source embedding table; tgt_embeddings is created but unused.",
+        "seq2seq-embeddings",
+    ),
+    Edit(
+        "held_seq_per_layer_memory", SEQ,
+        (("        for block in self.encoder_blocks:\n"
+          "            memory, weights = block(memory, memory_mask)\n"
+          "            attention[\"encoder\"].append(weights)\n",
+          "        memories = []\n"
+          "        for block in self.encoder_blocks:\n"
+          "            memory, weights = block(memory, memory_mask)\n"
+          "            memories.append(memory)\n"
+          "            attention[\"encoder\"].append(weights)\n"),
+         ("        for block in self.decoder_blocks:\n"
+          "            x, self_weights, cross_weights = block(x, memory, causal, memory_mask)\n",
+          "        for block, layer_memory in zip(self.decoder_blocks, memories):\n"
+          "            x, self_weights, cross_weights = block(x, layer_memory, causal, memory_mask)\n")),
+        "Decoder block i reads the output of encoder block i instead of every decoder block reading the "
+        "encoder's last output.",
+        "memory-not-encoder-output",
+    ),
+    Edit(
+        "held_seq_encoder_no_padding_mask", SEQ,
+        (("memory, weights = block(memory, memory_mask)", "memory, weights = block(memory)"),),
+        "The encoder blocks run without the source padding mask (only the cross-attention gets it), so real "
+        "source tokens attend to <PAD> and more padding changes the memory.",
+        "source-mask",
+    ),
+    Edit(
+        "held_seq_attention_maps_on_self", SEQ,
+        (("        self.output = nn.Linear(d_model, vocab_size)\n",
+          "        self.output = nn.Linear(d_model, vocab_size)\n"
+          "        self.attention = {\"encoder\": [], \"decoder\": [], \"cross\": []}\n"),
+         ("        attention = {\"encoder\": [], \"decoder\": [], \"cross\": []}\n",
+          "        attention = self.attention\n")),
+        "The attention-map lists live on self and are created once in __init__, so every forward call "
+        "appends to the same lists: after the first call they hold more than one map per block.",
+        "seq2seq-maps",
+    ),
 )
 
 HELD_OUT_ALTERNATIVES = (
@@ -893,4 +1037,72 @@ HELD_OUT_ALTERNATIVES = (
                                            "    weighted_sum = seq_len * seq_len * d_model  # weights V\n"
                                            "    return projections + scores + weighted_sum"),),
          "the attention count written term by term"),
+    # Part 7, by the same helper (see HELD_OUT_MUTANTS)
+    Edit(
+        "held_cross_reshape_permute_cat", CROSS,
+        (("        def split_heads(t, length):  # (B, length, d_model) -> (B, H, length, d_k)\n"
+          "            return t.view(B, length, self.num_heads, self.d_k).transpose(1, 2)\n",
+          "        def split_heads(t, length):  # (B, length, d_model) -> (B, H, length, d_k)\n"
+          "            return t.reshape(B, -1, self.num_heads, self.d_k).permute(0, 2, 1, 3)\n"),
+         ("        merged = heads.transpose(1, 2).contiguous().view(B, T, self.d_model)\n",
+          "        merged = torch.cat(heads.unbind(dim=1), dim=-1)  # (B, T, H * d_k), head h in slice h\n")),
+        "Heads split with reshape(-1)/permute and merged by concatenating the per-head outputs along the "
+        "feature axis.",
+    ),
+    Edit(
+        "held_cross_einsum_inline", CROSS,
+        (("        heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout=self.dropout)  # (B, H, T, d_k)\n",
+          "        scores = torch.einsum(\"bhtd,bhsd->bhts\", Q, K) / math.sqrt(self.d_k)\n"
+          "        if mask is not None:\n"
+          "            scores = scores.masked_fill(mask == 0, -1e9)\n"
+          "        weights = self.dropout(torch.softmax(scores, dim=-1))\n"
+          "        heads = torch.einsum(\"bhts,bhsd->bhtd\", weights, V)  # (B, H, T, d_k)\n"),),
+        "Attention computed inline with einsum (same scale, mask fill, softmax axis and dropout on the weights) "
+        "instead of calling scaled_dot_product_attention.",
+    ),
+    Edit(
+        "held_dec_sublayer_helper", DEC,
+        (("        attn_out, self_weights = self.self_attention(x, self_mask)\n"
+          "        x = self.norm1(x + self.dropout(attn_out))\n"
+          "        cross_out, cross_weights = self.cross_attention(x, memory, memory_mask)\n"
+          "        x = self.norm2(x + self.dropout(cross_out))\n"
+          "        x = self.norm3(x + self.dropout(self.feed_forward(x)))\n"
+          "        return x, self_weights, cross_weights\n",
+          "        def residual(norm, inp, out):  # post-norm residual connection\n"
+          "            return norm(inp + self.dropout(out))\n"
+          "\n"
+          "        attn_out, self_weights = self.self_attention(x, mask=self_mask)\n"
+          "        h = residual(self.norm1, x, attn_out)\n"
+          "        cross_out, cross_weights = self.cross_attention(h, memory=memory, mask=memory_mask)\n"
+          "        h = residual(self.norm2, h, cross_out)\n"
+          "        out = residual(self.norm3, h, self.feed_forward(h))\n"
+          "        return out, self_weights, cross_weights\n"),),
+        "Decoder block with a small post-norm residual helper, keyword arguments and fresh variable names.",
+    ),
+    Edit(
+        "held_seq_bool_masks_comprehensions", SEQ,
+        (("        self.encoder_blocks = nn.ModuleList(\n"
+          "            TransformerBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers))\n"
+          "        self.decoder_blocks = nn.ModuleList(\n"
+          "            DecoderBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers))\n",
+          "        self.encoder_blocks = nn.ModuleList([TransformerBlock(d_model, num_heads, d_ff, dropout)\n"
+          "                                             for _ in range(num_layers)])\n"
+          "        self.decoder_blocks = nn.ModuleList([DecoderBlock(d_model, num_heads, d_ff, dropout)\n"
+          "                                             for _ in range(num_layers)])\n"),
+         ("        if src_mask is None:\n"
+          "            src_mask = torch.ones_like(src)\n"
+          "        memory_mask = src_mask[:, None, None, :]  # (B, 1, 1, S): nobody reads the source's padding\n",
+          "        if src_mask is None:\n"
+          "            memory_mask = torch.ones(src.size(0), 1, 1, src.size(1), dtype=torch.bool, device=src.device)\n"
+          "        else:\n"
+          "            memory_mask = src_mask.bool().unsqueeze(1).unsqueeze(2)  # (B, 1, 1, S)\n"),
+         ("        causal = torch.tril(torch.ones(T, T, device=tgt.device))  # (T, T): position t sees 0..t\n",
+          "        positions = torch.arange(T, device=tgt.device)\n"
+          "        causal = positions[:, None] >= positions[None, :]  # (T, T) bool: key j <= query t\n"),
+         ("        attention = {\"encoder\": [], \"decoder\": [], \"cross\": []}\n",
+          "        encoder_maps, decoder_maps, cross_maps = [], [], []\n"
+          "        attention = {\"encoder\": encoder_maps, \"decoder\": decoder_maps, \"cross\": cross_maps}\n")),
+        "Boolean masks built another way (unsqueeze for the padding mask, an arange comparison for the causal "
+        "mask), list-comprehension ModuleLists in the same order, and the map lists named before the dict.",
+    ),
 )
