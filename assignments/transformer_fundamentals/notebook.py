@@ -490,18 +490,25 @@ class MultiHeadAttention(nn.Module):
 
 # %% code id="visible-multi-head-attention"
 # Visible tests: MultiHeadAttention, against torch.nn.MultiheadAttention with the same weights
+def torch_twin(module: nn.Module) -> nn.MultiheadAttention:
+    """torch.nn.MultiheadAttention with the weights of your module (its W_q, W_k, W_v stacked as torch keeps them)."""
+    twin = nn.MultiheadAttention(module.d_model, module.num_heads, batch_first=True).eval()
+    with torch.no_grad():
+        twin.in_proj_weight.copy_(torch.cat([module.W_q.weight, module.W_k.weight, module.W_v.weight]))
+        twin.in_proj_bias.copy_(torch.cat([module.W_q.bias, module.W_k.bias, module.W_v.bias]))
+        twin.out_proj.weight.copy_(module.W_o.weight)
+        twin.out_proj.bias.copy_(module.W_o.bias)
+    return twin
+
+
 mha = MultiHeadAttention(d_model=12, num_heads=3, dropout=0.0).eval()
 x = torch.randn(2, 5, 12)
 output, weights = mha(x)
 assert output.shape == (2, 5, 12), f"output should be (B, T, d_model) = (2, 5, 12), got {tuple(output.shape)}"
 assert weights.shape == (2, 3, 5, 5), f"weights should be (B, H, T, T) = (2, 3, 5, 5), got {tuple(weights.shape)}"
-reference = nn.MultiheadAttention(12, 3, batch_first=True).eval()
+
 with torch.no_grad():
-    reference.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]))
-    reference.in_proj_bias.copy_(torch.cat([mha.W_q.bias, mha.W_k.bias, mha.W_v.bias]))
-    reference.out_proj.weight.copy_(mha.W_o.weight)
-    reference.out_proj.bias.copy_(mha.W_o.bias)
-    expected, _ = reference(x, x, x)
+    expected, _ = torch_twin(mha)(x, x, x)
 assert torch.allclose(output, expected, atol=1e-5), (
     "output differs from nn.MultiheadAttention: check the head split (view, then transpose) and the merge")
 print("Visible MultiHeadAttention tests passed.")
@@ -1261,13 +1268,8 @@ output, weights = cross(x, memory)
 assert output.shape == (2, 3, 12), f"output should be (B, T, d_model) = (2, 3, 12), got {tuple(output.shape)}"
 assert weights.shape == (2, 3, 3, 5), (
     f"weights should be (B, H, T, S) = (2, 3, 3, 5), got {tuple(weights.shape)}: queries from x, keys from memory")
-reference = nn.MultiheadAttention(12, 3, batch_first=True).eval()
 with torch.no_grad():
-    reference.in_proj_weight.copy_(torch.cat([cross.W_q.weight, cross.W_k.weight, cross.W_v.weight]))
-    reference.in_proj_bias.copy_(torch.cat([cross.W_q.bias, cross.W_k.bias, cross.W_v.bias]))
-    reference.out_proj.weight.copy_(cross.W_o.weight)
-    reference.out_proj.bias.copy_(cross.W_o.bias)
-    expected, _ = reference(x, memory, memory)
+    expected, _ = torch_twin(cross)(x, memory, memory)  # torch_twin: from the visible tests of 3.2
 assert torch.allclose(output, expected, atol=1e-5), (
     "output differs from nn.MultiheadAttention(query=x, key=memory, value=memory): queries come from x, "
     "keys and values from memory")
