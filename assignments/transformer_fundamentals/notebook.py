@@ -1583,17 +1583,17 @@ for block, cross_map in enumerate(attention["cross"], start=1):
 n = int((example_src[0] != PAD_ID).sum())
 source_words = [REVERSAL_VOCAB[i] for i in example_src[0, :n].tolist()]
 decoder_words = [REVERSAL_VOCAB[i] for i in shift_right(example_tgt)[0, :n + 1].tolist()]
-panels = [("Encoder self-attention", attention["encoder"][-1][0, :, :n, :n], source_words, source_words),
-          ("Decoder causal self-attention", attention["decoder"][-1][0, :, :n + 1, :n + 1], decoder_words,
-           decoder_words),
-          ("Cross-attention", attention["cross"][-1][0, :, :n + 1, :n], decoder_words, source_words)]
+source = (source_words, "source")
+written = (decoder_words, "decoder input")
+panels = [("Encoder self-attention", attention["encoder"][-1][0, :, :n, :n], source, source),
+          ("Decoder causal self-attention", attention["decoder"][-1][0, :, :n + 1, :n + 1], written, written),
+          ("Cross-attention", attention["cross"][-1][0, :, :n + 1, :n], written, source)]
 fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-for ax, (title, weights, queries, keys) in zip(axes, panels):
+for ax, (title, weights, (queries, query_side), (keys, key_side)) in zip(axes, panels):
     image = ax.imshow(weights.mean(0).cpu(), cmap="viridis", vmin=0, vmax=1)
     fig.colorbar(image, ax=ax, fraction=0.046, label="attention weight")
     ax.set(title=title, xticks=range(len(keys)), yticks=range(len(queries)), xticklabels=keys,
-           yticklabels=queries, xlabel="key (source)" if title != "Decoder causal self-attention" else "key (written)",
-           ylabel="query (decoder input)" if title != "Encoder self-attention" else "query (source)")
+           yticklabels=queries, xlabel=f"key ({key_side})", ylabel=f"query ({query_side})")
 fig.suptitle("The last block of each stack on one held-out example (mean over heads)")
 plt.tight_layout()
 plt.show()

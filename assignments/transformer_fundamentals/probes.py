@@ -85,27 +85,35 @@ class StandInPositionalEncoding(nn.Module):
         return x + ramp.to(x.device)
 
 
-def _masked_mixing(x: torch.Tensor, mask, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each position takes a weighted average of the positions `mask` lets it see.
+def _keep(mask, shape: tuple[int, int, int, int], device=None) -> torch.Tensor:
+    """A mask of the notebook's convention (1 = may attend) broadcast to `shape` (B, H, T, S) as flags, True = may
+    attend; a ValueError that says so if it does not broadcast."""
+    mask = torch.as_tensor(mask, device=device)
+    try:
+        return torch.broadcast_to(mask, shape) != 0
+    except RuntimeError:
+        B, _, T, S = shape
+        raise ValueError(
+            f"the mask passed to attention has shape {tuple(mask.shape)}, which does not broadcast to "
+            f"(batch, heads, queries, keys) = {(B, 'H', T, S)}; a padding mask should have shape (batch, 1, 1, keys)."
+        ) from None
 
-    x: (B, T, d); mask broadcastable to (B, 1, T, T), 1 = may attend.
-    Returns mixed values (B, T, d) and weights (B, 1, T, T).
+
+def _masked_mixing(x: torch.Tensor, mask, seed: int, memory: torch.Tensor | None = None
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each position of x takes a weighted average of the positions of `memory` (x itself by default) that `mask`
+    lets it see.
+
+    x: (B, T, d); memory: (B, S, d); mask broadcastable to (B, 1, T, S), 1 = may attend.
+    Returns mixed values (B, T, d) and weights (B, 1, T, S).
     """
-    B, T, d = x.shape
-    similarity = torch.sigmoid(x @ x.transpose(-2, -1) / d)[:, None]  # (B, 1, T, T)
+    memory = x if memory is None else memory
+    (B, T, d), S = x.shape, memory.size(1)
+    similarity = torch.sigmoid(x @ memory.transpose(-2, -1) / d)[:, None]  # (B, 1, T, S)
     if mask is not None:
-        mask = torch.as_tensor(mask, device=x.device)
-        try:
-            keep = torch.broadcast_to(mask, (B, 1, T, T)) != 0
-        except RuntimeError:
-            raise ValueError(
-                f"the mask passed to attention has shape {tuple(mask.shape)}, which does not "
-                f"broadcast to (batch, heads, seq, seq) = {(B, 'H', T, T)}; a padding mask "
-                "should have shape (batch, 1, 1, seq)."
-            ) from None
-        similarity = similarity * keep
+        similarity = similarity * _keep(mask, (B, 1, T, S), device=x.device)
     weights = similarity / similarity.sum(-1, keepdim=True).clamp(min=1e-9)
-    mixed = weights[:, 0] @ (x @ randn(seed, d, d).to(x.device) / math.sqrt(d))
+    mixed = weights[:, 0] @ (memory @ randn(seed, d, d).to(x.device) / math.sqrt(d))
     return mixed, weights
 
 
@@ -779,18 +787,24 @@ def probe_transformer_block(ns):
 MODEL_CONFIG = dict(vocab_size=17, d_model=6, num_heads=2, d_ff=10, max_length=12, num_classes=3)
 
 
+def _how_held(stacks: list, embeddings: list, num_layers: int) -> dict[str, np.ndarray]:
+    """How a model built with stand-ins (dropout 0) held its parts: each stack of blocks in an nn.ModuleList
+    (`blocks_in_module_list`), num_layers distinct blocks in each (`blocks_distinct`), and the dropout rate passed on
+    to every stand-in part (`dropout_passed`)."""
+    parts = [part for part in (*embeddings, *(block for stack in stacks for block in stack))
+             if isinstance(part, (StandInEmbeddings, StandInBlock, StandInDecoderBlock))]
+    return {"blocks_in_module_list": np.array(all(isinstance(stack, nn.ModuleList) for stack in stacks)),
+            "blocks_distinct": np.array(all(len({id(block) for block in stack}) == num_layers for stack in stacks)),
+            "dropout_passed": np.array(all(part.dropout_given == 0.0 for part in parts))}
+
+
 def _stand_in_model(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, dict[str, np.ndarray]]:
     """The notebook's MiniTransformer with stand-ins for its parts, and how it held its blocks
     (`blocks_in_module_list`, `blocks_distinct`) and whether it passed its dropout on to them (`dropout_passed`)."""
     cls = require(ns, "MiniTransformer")
     with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock, LayerNorm=StandInNorm):
         model = cls(**MODEL_CONFIG, num_layers=num_layers, dropout=0.0)
-    blocks = getattr(model, "transformer_blocks", [])
-    parts = [part for part in (getattr(model, "embeddings", None), *blocks)
-             if isinstance(part, (StandInEmbeddings, StandInBlock))]
-    held = {"blocks_in_module_list": np.array(isinstance(blocks, nn.ModuleList)),
-            "blocks_distinct": np.array(len({id(block) for block in blocks}) == num_layers),
-            "dropout_passed": np.array(all(getattr(part, "dropout_given", 0.0) == 0.0 for part in parts))}
+    held = _how_held([getattr(model, "transformer_blocks", [])], [getattr(model, "embeddings", None)], num_layers)
     model.embeddings = StandInEmbeddings(17, 6)
     model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i) for i in range(num_layers))
     model.ln_f = StandInNorm(6, seed=13)
@@ -1145,18 +1159,7 @@ class StandInCrossAttention(nn.Module):
         super().__init__()
 
     def forward(self, x, memory, mask=None):
-        B, T, d = x.shape
-        S = memory.size(1)
-        similarity = torch.sigmoid(x @ memory.transpose(-2, -1) / d)[:, None]  # (B, 1, T, S)
-        if mask is not None:
-            try:
-                keep = torch.broadcast_to(torch.as_tensor(mask, device=x.device), (B, 1, T, S)) != 0
-            except RuntimeError:
-                raise ValueError(f"the mask passed to cross-attention has shape {tuple(mask.shape)}, which does not "
-                                 f"broadcast to (batch, heads, T, S) = {(B, 'H', T, S)}") from None
-            similarity = similarity * keep
-        weights = similarity / similarity.sum(-1, keepdim=True).clamp(min=1e-9)
-        return weights[:, 0] @ (memory @ randn(205, d, d).to(x.device) / math.sqrt(d)), weights
+        return _masked_mixing(x, mask, seed=205, memory=memory)
 
 
 def _stand_in_decoder_block(ns: Namespace, dropout: float) -> nn.Module:
@@ -1264,13 +1267,8 @@ def _stand_in_seq2seq(ns: Namespace, num_layers: int = 2) -> tuple[nn.Module, di
     with replaced(ns, TransformerEmbeddings=StandInEmbeddings, TransformerBlock=StandInBlock,
                   DecoderBlock=StandInDecoderBlock):
         model = cls(**SEQ2SEQ_CONFIG, num_layers=num_layers, dropout=0.0)
-    stacks = [getattr(model, name, []) for name in ("encoder_blocks", "decoder_blocks")]
-    parts = [part for part in (getattr(model, "src_embeddings", None), getattr(model, "tgt_embeddings", None),
-                               *stacks[0], *stacks[1])
-             if isinstance(part, (StandInEmbeddings, StandInBlock, StandInDecoderBlock))]
-    held = {"blocks_in_module_list": np.array(all(isinstance(stack, nn.ModuleList) for stack in stacks)),
-            "blocks_distinct": np.array(all(len({id(block) for block in stack}) == num_layers for stack in stacks)),
-            "dropout_passed": np.array(all(getattr(part, "dropout_given", 0.0) == 0.0 for part in parts))}
+    held = _how_held([getattr(model, name, []) for name in ("encoder_blocks", "decoder_blocks")],
+                     [getattr(model, name, None) for name in ("src_embeddings", "tgt_embeddings")], num_layers)
     model.src_embeddings = StandInEmbeddings(17, 6)
     model.tgt_embeddings = StandInEmbeddings(17, 6, table_seed=102)
     model.encoder_blocks = nn.ModuleList(StandInBlock(seed=310 + i) for i in range(num_layers))
@@ -1284,10 +1282,15 @@ def _mask_pattern(mask, B: int, T: int, S: int) -> np.ndarray:
     if mask is None:
         return np.array("no mask")
     try:
-        return np.array(torch.broadcast_to(torch.as_tensor(mask), (B, 1, T, S))[:, 0].cpu() != 0)
-    except RuntimeError:
-        return np.array(f"a mask of shape {tuple(torch.as_tensor(mask).shape)}, which does not broadcast to "
-                        f"(batch, heads, T, S) = {(B, 'H', T, S)}")
+        return np.array(_keep(mask, (B, 1, T, S))[:, 0].cpu())
+    except ValueError as error:
+        return np.array(str(error))
+
+
+def _map_counts(attention) -> np.ndarray:
+    """How many maps each of the lists "encoder", "decoder" and "cross" holds (none where it is no dict)."""
+    maps = attention if isinstance(attention, dict) else {}
+    return np.array([len(maps.get(key, ())) for key in ("encoder", "decoder", "cross")])
 
 
 @probe("encoder_decoder")
@@ -1299,12 +1302,8 @@ def probe_encoder_decoder(ns):
     out = dict(held)
     with torch.no_grad():
         logits, attention = _as_pair(model(src, tgt, src_mask), "EncoderDecoder.forward")
-        out["logits"] = to_array(logits)
-        maps = attention if isinstance(attention, dict) else {}
-        out["map_counts"] = np.array([len(maps.get(key, ())) for key in ("encoder", "decoder", "cross")])
-        out["map_counts_again"] = np.array([len(_as_pair(model(src, tgt, src_mask), "EncoderDecoder.forward")[1]
-                                                .get(key, ())) if isinstance(attention, dict) else 0
-                                            for key in ("encoder", "decoder", "cross")])
+        out["logits"], out["map_counts"] = to_array(logits), _map_counts(attention)
+        out["map_counts_again"] = _map_counts(_as_pair(model(src, tgt, src_mask), "EncoderDecoder.forward")[1])
         first, last = model.decoder_blocks[0], model.decoder_blocks[-1]
         out["encoder_mask"] = _mask_pattern(model.encoder_blocks[0].mask, 2, 6, 6)
         out["self_mask"] = _mask_pattern(first.self_mask, 2, 5, 5)
@@ -1343,14 +1342,7 @@ def probe_encoder_decoder(ns):
 
 def _blocked(mask, B: int, H: int, T: int, S: int):
     """A mask of the notebook's convention (1 = may attend) as torch's (B * H, T, S) flags, True = blocked."""
-    if mask is None:
-        return None
-    try:
-        keep = torch.broadcast_to(torch.as_tensor(mask), (B, H, T, S)) != 0
-    except RuntimeError:
-        raise ValueError(f"a mask of shape {tuple(torch.as_tensor(mask).shape)} was passed where one that broadcasts "
-                         f"to (batch, heads, T, S) = {(B, 'H', T, S)} was expected") from None
-    return (~keep).reshape(B * H, T, S)
+    return None if mask is None else (~_keep(mask, (B, H, T, S))).reshape(B * H, T, S)
 
 
 @stand_in("TransformerEmbeddings")

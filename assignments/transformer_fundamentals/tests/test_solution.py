@@ -76,15 +76,21 @@ def test_probe_stand_in_attention_is_the_solution(solution):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
 
 
+def torch_twin(module: nn.Module) -> nn.MultiheadAttention:
+    """torch.nn.MultiheadAttention with the weights of a module with W_q, W_k, W_v, W_o."""
+    twin = nn.MultiheadAttention(module.d_model, module.num_heads, batch_first=True).eval()
+    with torch.no_grad():
+        twin.in_proj_weight.copy_(torch.cat([module.W_q.weight, module.W_k.weight, module.W_v.weight]))
+        twin.in_proj_bias.copy_(torch.cat([module.W_q.bias, module.W_k.bias, module.W_v.bias]))
+        twin.out_proj.load_state_dict(module.W_o.state_dict())
+    return twin
+
+
 def test_multi_head_attention_matches_torch(solution):
     torch.manual_seed(2)
     mha = solution["MultiHeadAttention"](12, 3, dropout=0.0).eval()
-    reference = nn.MultiheadAttention(12, 3, batch_first=True).eval()
+    reference = torch_twin(mha)
     with torch.no_grad():
-        reference.in_proj_weight.copy_(torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight]))
-        reference.in_proj_bias.copy_(torch.cat([mha.W_q.bias, mha.W_k.bias, mha.W_v.bias]))
-        reference.out_proj.weight.copy_(mha.W_o.weight)
-        reference.out_proj.bias.copy_(mha.W_o.bias)
         x = torch.randn(2, 5, 12)
         padding = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
         ours, our_weights = mha(x, mask=padding[:, None, None, :])
@@ -129,11 +135,8 @@ def test_crossover_is_where_the_counted_costs_meet(solution):
 def test_cross_attention_is_torch_multihead_attention_from_the_decoder_to_the_memory(solution):
     torch.manual_seed(4)
     cross = solution["CrossAttention"](d_model=16, num_heads=4, dropout=0.0).eval()
-    reference = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    reference = torch_twin(cross)
     with torch.no_grad():
-        reference.in_proj_weight.copy_(torch.cat([cross.W_q.weight, cross.W_k.weight, cross.W_v.weight]))
-        reference.in_proj_bias.copy_(torch.cat([cross.W_q.bias, cross.W_k.bias, cross.W_v.bias]))
-        reference.out_proj.load_state_dict(cross.W_o.state_dict())
         x, memory = torch.randn(3, 2, 16), torch.randn(3, 7, 16)
         padding = torch.tensor([[0] * 7, [0] * 5 + [1] * 2, [0] * 4 + [1] * 3]).bool()  # True = padding, torch's way
         expected, expected_weights = reference(x, memory, memory, key_padding_mask=padding, average_attn_weights=False)
