@@ -188,9 +188,12 @@ def failed_by_edit(assignment: str) -> dict[str, list[str]]:
     return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment))}
 
 
-def evaluate_corpus(assignment: str, corpus: Corpus) -> Figures:
-    outcomes = evaluate_all(assignment, corpus.edits)
-    return Figures(outcomes[: len(corpus.mutants)], outcomes[len(corpus.mutants):])
+def evaluate_corpora(assignment: str, sets: tuple[Corpus, ...]) -> dict[str, Figures]:
+    """The figures of each set, by name: every edit of every set graded by one pool of processes, so that what a
+    process builds once (the probes' models, a trained check's cache) serves every set."""
+    outcomes = iter(evaluate_all(assignment, [e for c in sets for e in c.edits]))
+    return {c.name: Figures([next(outcomes) for _ in c.mutants], [next(outcomes) for _ in c.alternatives])
+            for c in sets}
 
 
 def stand_ins_named(assignment: str, outcomes: list[Outcome]) -> dict[str, list[str]]:
@@ -279,7 +282,7 @@ def main() -> None:
         return
     failed = False
     for assignment in paths.select_assignments(args.assignments):
-        results = {c.name: evaluate_corpus(assignment, c) for c in corpora(assignment)}
+        results = evaluate_corpora(assignment, corpora(assignment))
         print(report(assignment, results), end="\n\n")
         failed |= not all(acceptable(assignment, name, figures) for name, figures in results.items())
     if failed:

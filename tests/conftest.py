@@ -24,26 +24,29 @@ def pytest_configure(config) -> None:
 
 
 ASSIGNMENTS = assignments()
+BY_ASSIGNMENT = ("tests/test_assignments.py", "tests/test_pipeline.py")  # modules whose groups are assignments
 
 
 def worker_group(nodeid: str) -> str:
     """The group of a test that `make test`'s workers (pytest-xdist) keep together on one worker: its module (the
-    module's tests share its fixtures), except in the per-assignment suite, whose groups are its assignments (a group
-    shares the fast-path figures of its assignment's corpus, tests/helpers.corpus_figures), e.g.
+    module's tests share its fixtures), except in the modules parametrized by assignment, whose groups are its
+    assignments (in the per-assignment suite a group shares the fast-path figures of its assignment's corpus,
+    tests/helpers.every_set_figures), e.g.
     'tests/test_assignments.py::test_x[fresh-causal_language_model]' -> 'tests/test_assignments.py[causal_language_model]'."""
     module, _, test = nodeid.partition("::")
-    if module.endswith("test_assignments.py") and "[" in test:
+    if module.endswith(BY_ASSIGNMENT) and "[" in test:
         return f"{module}[{next(p for p in test[test.index('[') + 1:-1].split('-') if p in ASSIGNMENTS)}]"
     return module
 
 
 # The slowest groups, slowest first, as measured (`--durations`): a worker free for a new group takes the first of these
 # still waiting (longest first, so that no long group starts last while the other worker idles), then the others.
-SLOWEST_GROUPS = ("tests/test_grading_end_to_end.py", "tests/test_pipeline.py",
-                  "tests/test_assignments.py[pretrained_attention]", "tests/test_assignments.py[causal_language_model]",
-                  "tests/test_cluster.py", "tests/test_assignments.py[transformer_fundamentals]",
-                  "tests/test_assignments.py[hand_designed_attention]",
-                  "assignments/causal_language_model/tests/test_solution.py", "tests/test_formgrader.py")
+SLOWEST_GROUPS = ("tests/test_assignments.py[pretrained_attention]", "tests/test_grading_end_to_end.py",
+                  "tests/test_assignments.py[transformer_fundamentals]", "tests/test_cluster.py",
+                  "tests/test_pipeline.py[transformer_fundamentals]", "tests/test_assignments.py[causal_language_model]",
+                  "tests/test_pipeline.py[causal_language_model]", "tests/test_assignments.py[hand_designed_attention]",
+                  "assignments/causal_language_model/tests/test_solution.py", "tests/test_pipeline.py[hand_designed_attention]",
+                  "tests/test_pipeline.py[pretrained_attention]", "tests/test_formgrader.py")
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -17,7 +17,7 @@ import pytest
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths
 from course.checks import reference_for
-from course.grader_accuracy import Figures, corpora, evaluate_corpus
+from course.grader_accuracy import Figures, corpora, evaluate_corpora
 from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.probes import execute_program, graded_program
@@ -95,11 +95,16 @@ def assert_reference_is_fresh(assignment: str, how_to_rebuild: str) -> None:
             np.testing.assert_allclose(value, want, rtol=0, atol=rounding_tolerance(want), err_msg=f"{key}: {how_to_rebuild}")
 
 
-@functools.cache
 def corpus_figures(assignment: str, corpus_set: str) -> Figures:
-    """How one set of the assignment's corpus ('corpus' or 'fresh') fares on the fast path, computed once per run
-    (the grader-accuracy test and the generic-kernels test both read it)."""
-    return evaluate_corpus(assignment, {c.name: c for c in corpora(assignment)}[corpus_set])
+    """How one set of the assignment's corpus ('corpus', 'fresh' or 'held_out') fares on the fast path."""
+    return every_set_figures(assignment)[corpus_set]
+
+
+@functools.cache
+def every_set_figures(assignment: str) -> dict[str, Figures]:
+    """Every set of the assignment's corpus on the fast path, graded once per run by one pool (the grader-accuracy
+    tests and the generic-kernels test all read it)."""
+    return evaluate_corpora(assignment, corpora(assignment))
 
 
 def solution_namespace(assignment: str) -> dict:

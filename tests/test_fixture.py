@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from course.checks import reference_for
-from course.grader_accuracy import acceptable, corpora, evaluate_corpus, failed_checks, report
+from course.grader_accuracy import acceptable, corpora, evaluate_corpora, failed_checks, report
 from course.grading.judge import judge_checks
 from course.grading.probe import AGAIN_PREFIX
 from course.samples import sample_notebook
@@ -21,7 +21,7 @@ def test_committed_reference_matches_a_fresh_run_of_the_solution():
 
 def test_solution_full_marks_and_every_mutant_caught_and_named_right():
     assert failed_checks(ASSIGNMENT, sample_notebook(ASSIGNMENT, "perfect")) == {}
-    results = {c.name: evaluate_corpus(ASSIGNMENT, c) for c in corpora(ASSIGNMENT) if c.edits}
+    results = evaluate_corpora(ASSIGNMENT, tuple(c for c in corpora(ASSIGNMENT) if c.edits))
     text = report(ASSIGNMENT, results)
     figures = results["corpus"]
     assert figures.count("named_right") == figures.count("caught") == len(figures.mutants), text

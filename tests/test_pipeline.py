@@ -1,8 +1,8 @@
-"""The whole course through the whole pipeline, once: a class of each assignment's perfect and blank samples.
+"""Every assignment through the whole pipeline: a class of its perfect and blank samples.
 
-Release, hand-in, `course.grading.batch` (sandboxed probe, judge, nbgrader), every assignment in one batch as
-`make autograde` grades a course: each solution gets full marks and each blank release zero, and nbgrader's
-gradebook holds the judge's points for each. Each sample is handed in as a student would, with the
+Release, hand-in, `course.grading.batch` (sandboxed probe, judge, nbgrader), as `make autograde` grades an
+assignment, one scratch course per assignment (so that `make test`'s workers can share the assignments out): the
+solution gets full marks and the blank release zero, and nbgrader's gradebook holds the judge's points for each. Each sample is handed in as a student would, with the
 submission_log.json its code writes, but without running the notebook's demonstrations first: nbgrader runs the
 whole notebook, training included, when it grades, and a second training run per assignment would test nothing
 more (running the samples in real kernels is `make all`'s, and the fixture's in tests/test_grading_end_to_end.py).
@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from course import paths
 from course.grading.judge import grade_cells
@@ -47,21 +48,18 @@ def hand_in(root: Path, env: dict, assignment: str, sample: str) -> None:
     run([sys.executable, "-c", WRITE_LOG, assignment, str(folder)], {**env, "PYTHONPATH": f"{folder}:{paths.ROOT}"})
 
 
-def test_every_solution_gets_full_marks_and_every_blank_release_zero_on_both_paths(tmp_path):
+@pytest.mark.parametrize("assignment", paths.assignments())
+def test_the_solution_gets_full_marks_and_the_blank_release_zero_on_both_paths(tmp_path, assignment):
     env = course_env(tmp_path, paths.ASSIGNMENTS_DIR)
-    assignments = paths.assignments()
-    released_course(tmp_path, env, *assignments)
-    for assignment in assignments:
-        for sample in SAMPLES:
-            hand_in(tmp_path, env, assignment, sample)
-    run([sys.executable, "-m", "course.grading.batch", *assignments], env)
-    for assignment in assignments:
-        records = {p.stem: json.loads(p.read_text())
-                   for p in (tmp_path / "build" / "results" / assignment).glob("*.json")}
-        auto, _ = grade_cells(assignment)
-        assert {student: record["points"] for student, record in records.items()} == {
-            "perfect": auto, "blank": dict.fromkeys(auto, 0)}, assignment
-        assert all(record["gradebook"] == record["points"] for record in records.values()), "the gradebook shows the judge's"
-        assert {student: (record["status"], record["flags"]) for student, record in records.items()} == {
-            student: ("ok", []) for student in SAMPLES}, assignment
-        assert all((tmp_path / "feedback" / student / assignment / "feedback.md").exists() for student in SAMPLES)
+    released_course(tmp_path, env, assignment)
+    for sample in SAMPLES:
+        hand_in(tmp_path, env, assignment, sample)
+    run([sys.executable, "-m", "course.grading.batch", assignment], env)
+    records = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "build" / "results" / assignment).glob("*.json")}
+    auto, _ = grade_cells(assignment)
+    assert {student: record["points"] for student, record in records.items()} == {
+        "perfect": auto, "blank": dict.fromkeys(auto, 0)}
+    assert all(record["gradebook"] == record["points"] for record in records.values()), "the gradebook shows the judge's"
+    assert {student: (record["status"], record["flags"]) for student, record in records.items()} == {
+        student: ("ok", []) for student in SAMPLES}
+    assert all((tmp_path / "feedback" / student / assignment / "feedback.md").exists() for student in SAMPLES)
