@@ -7,6 +7,9 @@ SHELL := /bin/bash
 ASSIGNMENT ?=
 VENV := .venv
 PY := $(VENV)/bin/python
+# The venv is made from the system's Python, which every account can run (the hub's accounts run the venv too;
+# a Python in root's home is out of their reach).
+BASE_PYTHON := $(or $(wildcard /usr/bin/python3),python3)
 STAMP := $(VENV)/.installed
 
 # Keep every run's state inside the repository's build area, nothing in $HOME.
@@ -21,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -29,7 +32,8 @@ help: ## list the targets
 venv: $(STAMP) ## install pinned requirements into .venv
 
 $(STAMP): requirements.txt
-	python3 -m venv $(VENV)
+	rm -rf $(VENV)
+	$(BASE_PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
 	$(PY) -c "import torch, nbgrader"  # fail here if the install did not work
 	touch $@
@@ -74,6 +78,25 @@ report: $(STAMP) ## print the class report of each assignment (with plots: grade
 grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrader -> grades/final_grades.csv, feedback again
 	$(PY) -m course.grading.final_grades $(ASSIGNMENT)
 
+HUB_PROXY := $(COURSE_BUILD_DIR)/hub/node/node_modules/.bin/configurable-http-proxy
+hub-tools: ## install configurable-http-proxy (JupyterHub's proxy, pinned) into the build area with npm, if missing
+	@test -x $(HUB_PROXY) || npm install --silent --no-audit --no-fund --prefix $(COURSE_BUILD_DIR)/hub/node configurable-http-proxy@5.3.0
+
+hub: $(STAMP) sandbox-tools hub-tools ## serve the course on a JupyterHub (roster.csv's students as Unix accounts; Ctrl-C stops it)
+	$(PY) -m course.hub.serve
+
+hub-release: $(STAMP) ## release ASSIGNMENT into the hub's exchange (students then fetch it)
+	$(PY) -m course.hub.exchange release $(ASSIGNMENT)
+
+collect: $(STAMP) ## collect the students' newest submissions of ASSIGNMENT from the hub's exchange into submitted/
+	$(PY) -m course.hub.exchange collect $(ASSIGNMENT)
+
+return-feedback: $(STAMP) ## put the feedback of ASSIGNMENT in the hub's exchange (students then fetch it)
+	$(PY) -m course.hub.exchange feedback $(ASSIGNMENT)
+
+hub-clean: $(STAMP) ## stop the hub, remove the course's accounts and the hub's state (keeps submitted/, the gradebook, backups, the exchange)
+	$(PY) -m course.hub.clean
+
 formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:8888/formgrader to grade written answers (Ctrl-C stops it)
 	$(PY) -m course.formgrader
 
@@ -83,7 +106,7 @@ grader-report: $(STAMP) ## mutants caught and diagnosed, alternatives accepted, 
 bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds per graded submission
 	$(PY) scripts/benchmark.py $(ASSIGNMENT)
 
-test: $(STAMP) sandbox-tools browser-tools ## run every test of the repository
+test: $(STAMP) sandbox-tools browser-tools hub-tools ## run every test of the repository
 	$(PY) -m pytest -q -n auto
 
 clean: $(STAMP) ## remove build/, autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)

@@ -39,9 +39,15 @@ c.OverwriteCells.add_missing_cells = True
 c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True
 c.Autograde.create_student = True
-# No exchange: students hand in through the LMS and submitted/; an existing folder keeps formgrader quiet.
+# nbgrader's exchange, in the build area: used when the course is served on a hub (`make hub`); otherwise students
+# hand in through the LMS and submitted/, and an existing folder keeps formgrader quiet. Submissions and feedback
+# stay between each student and the instructor, and a submission counts only if the account that made it is the
+# student it names (course.hub.exchange).
 c.Exchange.root = str(paths.EXCHANGE)
 paths.EXCHANGE.mkdir(parents=True, exist_ok=True)
+c.ExchangeFactory.release_assignment = "course.hub.exchange.GroupInboundRelease"
+c.ExchangeFactory.collect = "course.hub.exchange.OwnerCheckedCollect"
+c.ExchangeFactory.release_feedback = "course.hub.exchange.PrivateFeedbackRelease"
 # Feedback HTML: the gradebook's points, outputs (the judge's verdict in each test cell), and written
 # answers not graded yet shown as such.
 c.GenerateFeedback.preprocessors = [

@@ -19,7 +19,7 @@ STUDENT_FILES = ROOT / "course" / "student_files"
 # build/: `make clean` keeps it.
 GRADEBOOK = COURSE / "gradebook.db"
 GRADEBOOK_URL = f"sqlite:///{GRADEBOOK}"
-EXCHANGE = BUILD / "exchange"  # unused (no nbgrader exchange), but formgrader wants one to exist
+EXCHANGE = BUILD / "exchange"  # nbgrader's exchange: the hub's (make hub); formgrader wants one to exist anyway
 COURSE_ID = "transformers"
 # Files that never belong in a release or a graded copy (nbgrader's CourseDirectory.ignore).
 IGNORED_FILES = (".ipynb_checkpoints", "*.pyc", "__pycache__", "submission_log.json")

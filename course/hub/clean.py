@@ -1,0 +1,56 @@
+"""Undo `make hub`: stop the hub if it runs, remove the course's accounts (their homes and processes) and the hub's
+state and configuration. Kept: submitted/, the gradebook and its backups, and nbgrader's exchange (submissions not
+yet collected, feedback not yet fetched).
+
+    python -m course.hub.clean      (make hub-clean, as root)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import time
+
+from course import paths
+from course.hub import accounts
+from course.hub.serve import HUB, STATE
+
+
+def stop_running_hub() -> None:
+    """SIGTERM to a hub that `make hub` started and that still runs (it stops its servers and proxy)."""
+    pid_file = STATE / "hub.pid"
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text())
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    for _ in range(120):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            print(f"stopped the hub (pid {pid})")
+            return
+        time.sleep(0.25)
+    os.killpg(pid, signal.SIGKILL)
+
+
+def main() -> None:
+    if os.geteuid() != 0:
+        sys.exit("make hub-clean removes Unix accounts: run it as root")
+    stop_running_hub()
+    for name in accounts.course_accounts():
+        accounts.remove_account(name)
+        print(f"removed the account {name} and its home")
+    accounts.remove_group()
+    if HUB.exists():
+        shutil.rmtree(HUB)
+        print(f"removed {HUB}")
+    print(f"kept submitted/, {paths.GRADEBOOK.name}, backups/ and the exchange ({paths.EXCHANGE})")
+
+
+if __name__ == "__main__":
+    main()

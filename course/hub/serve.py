@@ -1,0 +1,225 @@
+"""Serve the course on a JupyterHub on this machine: the roster's students log in, fetch, work and submit in
+JupyterLab; the instructor's server has formgrader.
+
+    python -m course.hub.serve [--port 8000]        (make hub; Ctrl-C stops the hub and every server)
+
+As root (it creates the students' Unix accounts): the accounts of roster.csv (course.hub.accounts), a password
+each (kept in build/hub/state/, printed), nbgrader's exchange in the build area (world-writable and sticky, as
+nbgrader documents), the students' Jupyter configuration (course id, exchange, the Assignments tab only) and the
+instructor's, and the course directory made private to its owner but for what the students' servers need (the
+venv, the exchange, their configuration). Then JupyterHub, with configurable-http-proxy, on 127.0.0.1:PORT, and the
+next two ports for the proxy's and the hub's APIs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from course import paths
+from course.hub import accounts
+
+HUB = paths.BUILD / "hub"
+STATE = HUB / "state"
+STUDENT_CONFIG = HUB / "jupyter" / "student"
+INSTRUCTOR_CONFIG = HUB / "jupyter" / "instructor"
+PROXY = Path(os.environ.get("COURSE_HUB_PROXY", HUB / "node" / "node_modules" / ".bin" / "configurable-http-proxy"))
+ROSTER = Path(os.environ.get("COURSE_ROSTER", paths.ROOT / "roster.csv"))
+INSTRUCTOR = "instructor"
+VENV = Path(sys.prefix)
+COURSE_FOLDERS = ("submitted", "autograded", "feedback", "grades", "backups")  # made now, so they are made private
+CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
+# The students' servers: nbgrader's Assignments tab, not formgrader, the assignment creator or the course list.
+STUDENT_LAB_PAGE = {"disabledExtensions": {f"@jupyter/nbgrader:{name}": True
+                                           for name in ("formgrader", "create-assignment", "course-list")}}
+STUDENT_SERVER = {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False,
+                                                        "nbgrader.server_extensions.course_list": False}}}
+# JupyterHub's servers forbid framing; formgrader's tab in JupyterLab is a frame of the same origin.
+INSTRUCTOR_SERVER = {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}
+
+
+def owner() -> str:
+    """The account that owns the course directory: the instructor's server runs as it."""
+    return pwd.getpwuid(paths.COURSE.stat().st_uid).pw_name
+
+
+def passwords(names: list[str]) -> dict[str, str]:
+    """A password per account, made once and kept in the state folder (only root reads it)."""
+    file = STATE / "passwords.json"
+    known = json.loads(file.read_text()) if file.exists() else {}
+    known = {name: known.get(name) or secrets.token_urlsafe(9) for name in names}
+    file.write_text(json.dumps(known, indent=1))
+    file.chmod(0o600)
+    return known
+
+
+def write_json(file: Path, data: dict) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(data, indent=1))
+
+
+def write_student_config() -> None:
+    """The students' Jupyter configuration folder (JUPYTER_CONFIG_DIR of their servers; they can read, not write it)."""
+    STUDENT_CONFIG.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(__file__).with_name("student_exchange.py"), STUDENT_CONFIG / "course_student_exchange.py")
+    (STUDENT_CONFIG / "nbgrader_config.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(STUDENT_CONFIG)!r})\n"
+        "from course_student_exchange import PrivateSubmit  # noqa: E402\n\n"
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.course_id = {paths.COURSE_ID!r}\n"
+        f"c.Exchange.root = {str(paths.EXCHANGE)!r}\n"
+        "c.ExchangeFactory.submit = PrivateSubmit\n")
+    write_json(STUDENT_CONFIG / "labconfig" / "page_config.json", STUDENT_LAB_PAGE)
+    write_json(STUDENT_CONFIG / "jupyter_server_config.d" / "nbgrader-students.json", STUDENT_SERVER)
+    (STUDENT_CONFIG / "migrated").touch()  # jupyter_core's mark that there is no IPython 3 config to move here
+    for path in [STUDENT_CONFIG, *STUDENT_CONFIG.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def write_instructor_config() -> None:
+    write_json(INSTRUCTOR_CONFIG / "jupyter_server_config.json", INSTRUCTOR_SERVER)
+
+
+def share_only(root: Path, shared: list[Path]) -> None:
+    """Make everything in `root` private to its owner but the `shared` paths, which other accounts reach through
+    folders they may pass through but not list."""
+    shared = [p.resolve() for p in shared]
+    root.chmod(0o711)
+
+    def walk(folder: Path) -> None:
+        for entry in folder.iterdir():
+            resolved = entry.resolve() if not entry.is_symlink() else None
+            if resolved in shared or entry.is_symlink():
+                continue
+            if any(resolved in s.parents for s in shared):
+                entry.chmod(0o711)
+                walk(entry)
+            else:
+                entry.chmod(entry.stat().st_mode & ~0o077)
+
+    walk(root)
+
+
+def open_exchange() -> None:
+    """nbgrader's exchange root: anyone may create in it, nobody may remove what others made."""
+    paths.EXCHANGE.mkdir(parents=True, exist_ok=True)
+    paths.EXCHANGE.chmod(0o1777)
+
+
+def unreachable(account: str) -> str | None:
+    """What a student's server could not do as `account` (run the venv's nbgrader, list the exchange), or None."""
+    probe = (f"import nbgrader, os; os.listdir({str(paths.EXCHANGE)!r}); "
+             f"open({str(STUDENT_CONFIG / 'nbgrader_config.py')!r}).read()")
+    result = subprocess.run(["runuser", "-u", account, "--", str(VENV / "bin" / "python"), "-c", probe],
+                            capture_output=True, text=True, cwd="/")
+    return None if result.returncode == 0 else result.stderr.strip().splitlines()[-1]
+
+
+def prepare(port: int, service_token: str | None = None) -> dict:
+    """Accounts, passwords, exchange, configuration and permissions; returns the hub's settings."""
+    if os.geteuid() != 0:
+        sys.exit("make hub creates the students' Unix accounts: run it as root")
+    if not PROXY.exists():
+        sys.exit(f"configurable-http-proxy is missing ({PROXY}): `make hub` installs it")
+    students = accounts.read_roster(ROSTER)
+    for student in students:
+        accounts.create_account(student.account)
+    STATE.mkdir(parents=True, exist_ok=True)
+    STATE.chmod(0o700)
+    for folder in COURSE_FOLDERS:
+        (paths.COURSE / folder).mkdir(exist_ok=True)
+    open_exchange()
+    write_student_config()
+    write_instructor_config()
+    share_only(paths.COURSE, [VENV, paths.EXCHANGE, STUDENT_CONFIG])
+    problem = students and unreachable(students[0].account)
+    if problem:
+        sys.exit(f"a student's account cannot run the course's venv or reach the exchange ({problem}): every folder "
+                 f"above {VENV} and {paths.EXCHANGE} must be searchable by other accounts")
+    instructor_env = {**paths.course_environment(paths.COURSE, paths.BUILD), "JUPYTER_CONFIG_DIR": str(INSTRUCTOR_CONFIG),
+                      "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(paths.ROOT)}
+    if "COURSE_ASSIGNMENTS_DIR" in os.environ:
+        instructor_env["COURSE_ASSIGNMENTS_DIR"] = os.environ["COURSE_ASSIGNMENTS_DIR"]
+    settings = {"port": port, "state": str(STATE), "proxy": str(PROXY), "venv": str(VENV), "course": str(paths.COURSE),
+                "repository": str(paths.ROOT),
+                "instructor": INSTRUCTOR, "owner": owner(), "students": [s.account for s in students],
+                "instructor_environment": instructor_env,
+                "student_environment": {"JUPYTER_CONFIG_DIR": str(STUDENT_CONFIG),
+                                        "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin"},
+                "service_token": service_token}
+    write_json(STATE / "settings.json", settings)
+    passwords([INSTRUCTOR, *settings["students"]])
+    return settings
+
+
+def start(settings: dict) -> subprocess.Popen:
+    """JupyterHub, in its own process group, logging to the state folder."""
+    log = (STATE / "hub.log").open("ab")
+    hub = subprocess.Popen([str(VENV / "bin" / "jupyterhub"), "-f", str(CONFIG_FILE)], cwd=STATE, stdout=log,
+                           stderr=subprocess.STDOUT, start_new_session=True,
+                           env={**os.environ, "COURSE_HUB_SETTINGS": str(STATE / "settings.json"),
+                                "PYTHONPATH": str(paths.ROOT), "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"})
+    (STATE / "hub.pid").write_text(str(hub.pid))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and hub.poll() is None:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{settings['port']}/hub/api/", timeout=2)
+            return hub
+        except OSError:
+            time.sleep(0.25)
+    stop(hub)
+    sys.exit(f"the hub did not start: see {STATE / 'hub.log'}")
+
+
+def stop(hub: subprocess.Popen) -> None:
+    """Stop the hub, which stops every server it started and the proxy."""
+    if hub.poll() is None:
+        hub.send_signal(signal.SIGTERM)
+        try:
+            hub.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(hub.pid, signal.SIGKILL)
+            hub.wait()
+    (STATE / "hub.pid").unlink(missing_ok=True)
+
+
+def welcome(settings: dict) -> str:
+    names = [settings["instructor"], *settings["students"]]
+    secret = passwords(names)
+    lines = [f"The course's hub: http://127.0.0.1:{settings['port']}/", "",
+             f"{'account':<24} password", *(f"{name:<24} {secret[name]}" for name in names), "",
+             f"The instructor's server runs as {settings['owner']} in {settings['course']} (formgrader: the Formgrader "
+             "tab); students have the Assignments tab. Ctrl-C stops the hub and every server."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=int(os.environ.get("COURSE_HUB_PORT", 8000)))
+    args = parser.parse_args()
+    settings = prepare(args.port, os.environ.get("COURSE_HUB_SERVICE_TOKEN"))
+    hub = start(settings)
+    print(welcome(settings), flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: stop(hub))
+    try:
+        hub.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop(hub)
+        print("the hub and every server stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main()
