@@ -36,8 +36,17 @@ from helpers import ASSIGNMENT, FIXTURE_ASSIGNMENTS, course_env, paths_of, relea
 PREFIX = "crstest-"  # never a real course's accounts
 ALICE, BOB = f"{PREFIX}alice", f"{PREFIX}bob"
 PROXY = paths.ROOT / "build" / "hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+
+
+def reachable_by_others(path: Path) -> bool:
+    """Whether every folder down to `path` lets other accounts through, and the file or folder itself too."""
+    return all(p.stat().st_mode & 0o001 for p in [path.resolve(), *path.resolve().parents])
+
+
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the hub creates Unix accounts: root only"),
+    pytest.mark.skipif(not reachable_by_others(Path(sys.executable)),
+                       reason=f"the venv's Python ({Path(sys.executable).resolve()}) is out of other accounts' reach"),
     pytest.mark.skipif(not PROXY.exists(), reason="configurable-http-proxy is not installed: `make hub-tools`"),
 ]
 
