@@ -48,6 +48,9 @@ paths.EXCHANGE.mkdir(parents=True, exist_ok=True)
 c.ExchangeFactory.release_assignment = "course.hub.exchange.GroupInboundRelease"
 c.ExchangeFactory.collect = "course.hub.exchange.OwnerCheckedCollect"
 c.ExchangeFactory.release_feedback = "course.hub.exchange.PrivateFeedbackRelease"
+# What students run: Validate fails on a stub, an error or a failed visible test; Submit keeps a submission private.
+from course import student_nbgrader  # noqa: E402
+student_nbgrader.configure(c)
 # Feedback HTML: the gradebook's points, outputs (the judge's verdict in each test cell), and written
 # answers not graded yet shown as such.
 c.GenerateFeedback.preprocessors = [

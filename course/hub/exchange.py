@@ -7,7 +7,7 @@
 Each is nbgrader's own command on the course directory, with the course's three changes to nbgrader's exchange
 (nbgrader_config.py names them, so formgrader's buttons do the same): a release gives the inbound folder the
 instructor's group, which students' submissions then carry (their servers keep them from other students:
-course/hub/student_exchange.py); collect refuses a submission made by another account than the student it names;
+course.student_nbgrader); collect refuses a submission made by another account than the student it names;
 released feedback belongs to its student alone.
 """
 

@@ -26,7 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from course import paths
+from course import paths, student_nbgrader
 from course.hub import accounts
 
 HUB = paths.BUILD / "hub"
@@ -39,9 +39,12 @@ INSTRUCTOR = "instructor"
 VENV = Path(sys.prefix)
 COURSE_FOLDERS = ("submitted", "autograded", "feedback", "grades", "backups")  # made now, so they are made private
 CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
+# JupyterLab's news from the internet: off for everyone (nothing is fetched from outside while the course runs).
+NO_NEWS = {"@jupyterlab/apputils-extension:announcements": True}
 # The students' servers: nbgrader's Assignments tab, not formgrader, the assignment creator or the course list.
-STUDENT_LAB_PAGE = {"disabledExtensions": {f"@jupyter/nbgrader:{name}": True
-                                           for name in ("formgrader", "create-assignment", "course-list")}}
+STUDENT_LAB_PAGE = {"disabledExtensions": {**NO_NEWS, **{f"@jupyter/nbgrader:{name}": True
+                                                         for name in ("formgrader", "create-assignment", "course-list")}}}
+INSTRUCTOR_LAB_PAGE = {"disabledExtensions": NO_NEWS}
 STUDENT_SERVER = {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False,
                                                         "nbgrader.server_extensions.course_list": False}}}
 # JupyterHub's servers forbid framing; formgrader's tab in JupyterLab is a frame of the same origin.
@@ -71,15 +74,15 @@ def write_json(file: Path, data: dict) -> None:
 def write_student_config() -> None:
     """The students' Jupyter configuration folder (JUPYTER_CONFIG_DIR of their servers; they can read, not write it)."""
     STUDENT_CONFIG.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(Path(__file__).with_name("student_exchange.py"), STUDENT_CONFIG / "course_student_exchange.py")
+    shutil.copyfile(student_nbgrader.__file__, STUDENT_CONFIG / "course_student_nbgrader.py")
     (STUDENT_CONFIG / "nbgrader_config.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(STUDENT_CONFIG)!r})\n"
-        "from course_student_exchange import PrivateSubmit  # noqa: E402\n\n"
+        "import course_student_nbgrader  # noqa: E402 (course/student_nbgrader.py)\n\n"
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {paths.COURSE_ID!r}\n"
         f"c.Exchange.root = {str(paths.EXCHANGE)!r}\n"
-        "c.ExchangeFactory.submit = PrivateSubmit\n")
+        "course_student_nbgrader.configure(c)\n")
     write_json(STUDENT_CONFIG / "labconfig" / "page_config.json", STUDENT_LAB_PAGE)
     write_json(STUDENT_CONFIG / "jupyter_server_config.d" / "nbgrader-students.json", STUDENT_SERVER)
     (STUDENT_CONFIG / "migrated").touch()  # jupyter_core's mark that there is no IPython 3 config to move here
@@ -89,6 +92,7 @@ def write_student_config() -> None:
 
 def write_instructor_config() -> None:
     write_json(INSTRUCTOR_CONFIG / "jupyter_server_config.json", INSTRUCTOR_SERVER)
+    write_json(INSTRUCTOR_CONFIG / "labconfig" / "page_config.json", INSTRUCTOR_LAB_PAGE)
 
 
 def share_only(root: Path, shared: list[Path]) -> None:
@@ -212,6 +216,7 @@ def main() -> None:
     hub = start(settings)
     print(welcome(settings), flush=True)
     signal.signal(signal.SIGTERM, lambda *_: stop(hub))
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, even where a parent made us ignore it
     try:
         hub.wait()
     except KeyboardInterrupt:

@@ -1,0 +1,134 @@
+"""A real JupyterHub serving a scratch course, for the hub's tests (tests/test_hub.py, tests/test_hub_browser.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from course import paths
+from helpers import ASSIGNMENT, FIXTURE_ASSIGNMENTS, course_env, released_course, run
+
+PROXY = paths.ROOT / "build" / "hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+
+
+def reachable_by_others(path: Path) -> bool:
+    """Whether every folder down to `path` lets other accounts through, and the file or folder itself too."""
+    return all(p.stat().st_mode & 0o001 for p in [path.resolve(), *path.resolve().parents])
+
+
+NEEDS_HUB = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the hub creates Unix accounts: root only"),
+    pytest.mark.skipif(not reachable_by_others(Path(sys.executable)),
+                       reason=f"the venv's Python ({Path(sys.executable).resolve()}) is out of other accounts' reach"),
+    pytest.mark.skipif(not PROXY.exists(), reason="configurable-http-proxy is not installed: `make hub-tools`"),
+]
+
+
+def free_ports(count: int = 3) -> int:
+    """The first of `count` consecutive free ports on the loopback."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            first = s.getsockname()[1]
+        if first + count < 65536 and all(_free(first + i) for i in range(count)):
+            return first
+    raise RuntimeError("no free ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+class Hub:
+    """The running hub, driven through its REST API with the tests' service token."""
+
+    def __init__(self, root: Path, env: dict, port: int, token: str):
+        self.root, self.env, self.url, self.token = root, env, f"http://127.0.0.1:{port}", token
+
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        response = requests.request(method, f"{self.url}{path}", headers={"Authorization": f"token {self.token}"},
+                                    timeout=120, **kwargs)
+        response.raise_for_status()
+        return response
+
+    def password(self, account: str) -> str:
+        return json.loads((self.root / "build" / "hub" / "state" / "passwords.json").read_text())[account]
+
+    def start_server(self, user: str) -> None:
+        self.request("POST", f"/hub/api/users/{user}/server")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.request("GET", f"/hub/api/users/{user}").json()["servers"].get("", {}).get("ready"):
+                return
+            time.sleep(0.5)
+        raise TimeoutError(f"{user}'s server did not start")
+
+    def assignments(self, user: str, action: str) -> list[dict]:
+        """What the Assignments tab's button `action` (fetch, submit, fetch_feedback) does for `user`: the assignments
+        it then lists."""
+        answer = self.request("POST", f"/user/{user}/assignments/{action}",
+                              data={"course_id": paths.COURSE_ID, "assignment_id": ASSIGNMENT}).json()
+        assert answer["success"], answer
+        return answer["value"]
+
+    def contents(self, user: str, path: str, **kwargs) -> requests.Response:
+        return self.request(kwargs.pop("method", "GET"), f"/user/{user}/api/contents/{path}", **kwargs)
+
+    def instructor(self, *args: str) -> str:
+        """A course command of the instructor (the course directory's owner)."""
+        return run([sys.executable, "-m", *args], self.env)
+
+
+@contextlib.contextmanager
+def course_hub(prefix: str) -> Iterator[Hub]:
+    """A hub serving a scratch course of the fixture assignment, with the sample roster's students as accounts
+    named `prefix` + id; everything it made is removed afterwards."""
+    top = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
+    top.chmod(0o711)  # the students' servers pass through it to the venv and the exchange
+    root = top / "course"
+    shutil.copytree(FIXTURE_ASSIGNMENTS, root / "assignments")
+    token = secrets.token_hex(16)
+    env = {**course_env(root, root / "assignments"), "COURSE_HUB_PREFIX": prefix, "COURSE_HUB_PROXY": str(PROXY),
+           "COURSE_HUB_SERVICE_TOKEN": token}
+    released_course(root, env)
+    port = free_ports()
+    server = subprocess.Popen([sys.executable, "-m", "course.hub.serve", "--port", str(port)], cwd=paths.ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        first_line = server.stdout.readline()
+        assert first_line.startswith("The course's hub: http://127.0.0.1"), first_line + server.stdout.read()
+        yield Hub(root, env, port, token)
+    finally:
+        server.terminate()  # as make hub's Ctrl-C: the hub and every server stop
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        subprocess.run([sys.executable, "-m", "course.hub.clean"], cwd=paths.ROOT, env=env, capture_output=True)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def as_account(account: str, *command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`command` as `account`, with the environment of a shell of its own (HOME, PATH, and `env`), as a student
+    could run it in a terminal of their server."""
+    own = {"HOME": f"/home/{account}", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **(env or {})}
+    return subprocess.run(["runuser", "-u", account, "--", "env", "-i", *(f"{k}={v}" for k, v in own.items()), *command],
+                          capture_output=True, text=True, cwd="/")
