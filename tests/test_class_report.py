@@ -60,7 +60,7 @@ PLANTED = {  # mistake (None: the verdict names none) -> (students who make it, 
 HAND = {name: {"reflection-hardest": 4.0, "reflection-tests": 0.0 if i < 50 else None}  # a blank answer's 0 is a grade
         for i, name in enumerate(NAMES[:200])}
 SECTIONS = ["Score distribution", "Pass rate per check", "Most common mistakes", "Grading time", "Slowest submissions",
-            "Needs attention", "Written answers"]
+            "Needs attention", "Late submissions", "Written answers"]
 
 
 def synthetic_class(check_points: dict[str, int], answer_points: dict[str, int]) -> list[Record]:
@@ -151,6 +151,17 @@ def test_grading_time_is_per_step_against_its_limit_with_the_slowest_submissions
 def test_hand_grading_progress_per_written_answer(summary):
     assert summary.answers == (AnswerProgress("reflection-hardest", 200, CLASS_SIZE, 5 * 100),
                                AnswerProgress("reflection-tests", 50, CLASS_SIZE, 5 * 250))
+
+
+def test_late_submissions_are_listed_latest_first_with_how_late(course):
+    records = course["records"][:3]
+    on_time, a_minute, two_days = (r["student"] for r in records)
+    times = {on_time: {"submitted_at": "2026-01-01 09:00:00", "due": "2026-01-02 00:00:00", "seconds_late": 0.0},
+             a_minute: {"submitted_at": "2026-01-02 00:01:05", "due": "2026-01-02 00:00:00", "seconds_late": 65.0},
+             two_days: {"submitted_at": "2026-01-04 00:00:00", "due": "2026-01-02 00:00:00", "seconds_late": 172800.0}}
+    late = summarize(ASSIGNMENT, records, course["check_points"], HAND, times).late
+    assert [(x.student, x.late_by) for x in late] == [(two_days, "48:00:00"), (a_minute, "0:01:05")]
+    assert summarize(ASSIGNMENT, records, course["check_points"], HAND).late == (), "no times, nothing late"
 
 
 def test_before_anything_is_graded_the_report_says_so(course):

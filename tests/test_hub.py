@@ -12,6 +12,8 @@ The tests of this module run in order, on one hub.
 
 from __future__ import annotations
 
+import csv
+import datetime
 import json
 import re
 import subprocess
@@ -57,6 +59,9 @@ def test_each_student_submits_their_own_work(hub):
     for student in (ALICE, BOB):
         listed = hub.assignments(student, "submit")
         assert any(a["status"] == "submitted" for a in listed), listed
+        if student == ALICE:  # the due date passes between the two submissions
+            hub.instructor("course.grading.nbgrader_cli", "db", "assignment", "add", ASSIGNMENT,
+                           f"--duedate={datetime.datetime.now(datetime.timezone.utc).isoformat()}")
 
 
 def test_the_instructor_collects_grades_and_returns_feedback_each_student_reads_their_own_points(hub):
@@ -66,6 +71,13 @@ def test_the_instructor_collects_grades_and_returns_feedback_each_student_reads_
     hub.instructor("course.grading.batch", ASSIGNMENT)
     records = {s: json.loads((hub.root / "build" / "results" / ASSIGNMENT / f"{s}.json").read_text()) for s in (ALICE, BOB)}
     assert {s: sum(r["points"].values()) for s, r in records.items()} == {ALICE: 15, BOB: 0}
+    with (hub.root / "grades" / ASSIGNMENT / "grades.csv").open() as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    stamped = {s: (hub.root / "submitted" / s / ASSIGNMENT / "timestamp.txt").read_text()[:19] for s in (ALICE, BOB)}
+    assert {s: rows[s]["submitted_at"] for s in (ALICE, BOB)} == stamped, "nbgrader's timestamps"
+    assert rows[ALICE]["late_by"] == "" and re.fullmatch(r"0:\d\d:\d\d", rows[BOB]["late_by"]), "bob's is late"
+    report = (hub.root / "grades" / ASSIGNMENT / "report.md").read_text()
+    assert re.search(rf"## Late submissions.*\| {BOB} \| {stamped[BOB]} \|", report, flags=re.S), report
     hub.instructor("course.hub.exchange", "feedback", ASSIGNMENT)
     for student, points in ((ALICE, 15), (BOB, 0)):
         hub.assignments(student, "fetch_feedback")

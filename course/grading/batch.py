@@ -210,22 +210,25 @@ def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict
     check_points, answer_points = grade_cells(assignment)
     check_ids = list(check_points)
     hand = gradebook.hand_scores(assignment, list(answer_points))
+    times = gradebook.submission_times(assignment)
     out = paths.grades_dir(assignment)
     out.mkdir(parents=True, exist_ok=True)
     with (out / "grades.csv").open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student", "status", *check_ids, "total", "max", "gradebook_total", "hand_points",
-                         "hand_pending", "flags"])
+                         "hand_pending", "flags", "submitted_at", "late_by"])
         for r in records:
             given, _, pending = hand_summary(r, hand.get(r["student"], {}))
+            when = times.get(r["student"], {})
             writer.writerow([r["student"], r["status"], *(r["points"][c] for c in check_ids), sum(r["points"].values()),
                              sum(r["max_points"].values()), gradebook_total(r), f"{given:g}", f"{pending:g}",
-                             ";".join(r["flags"])])
+                             ";".join(r["flags"]), when.get("submitted_at") or "",
+                             class_report.late_by(when["seconds_late"]) if when.get("seconds_late") else ""])
     for r in records:
         folder = paths.feedback_dir(r["student"], assignment)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "feedback.md").write_text(feedback_text(r, check_ids, hand.get(r["student"], {})))
-    class_report.write_reports(class_report.summarize(assignment, records, check_points, hand))
+    class_report.write_reports(class_report.summarize(assignment, records, check_points, hand, times))
     return records, hand
 
 

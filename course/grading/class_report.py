@@ -66,6 +66,16 @@ class Attention:
 
 
 @dataclass(frozen=True)
+class Late:
+    """A submission made after its due date, by nbgrader's timestamp."""
+
+    student: str
+    submitted_at: str
+    due: str
+    late_by: str  # hours:minutes:seconds
+
+
+@dataclass(frozen=True)
 class AnswerProgress:
     """Hand grading of one written answer across the class."""
 
@@ -90,6 +100,7 @@ class ClassSummary:
     slowest: tuple[tuple[str, dict[str, float]], ...]  # (student, seconds per step), the SLOWEST_SHOWN slowest
     attention: tuple[Attention, ...]  # worst status first, flagged ok submissions last
     answers: tuple[AnswerProgress, ...]  # in the notebook's order
+    late: tuple[Late, ...] = ()  # latest first
 
     @property
     def graded(self) -> int:
@@ -110,10 +121,11 @@ def step_limits() -> dict[str, int]:
 
 
 def summarize(assignment: str, records: list[dict], check_points: dict[str, int],
-              hand: dict[str, dict[str, float | None]]) -> ClassSummary:
+              hand: dict[str, dict[str, float | None]], times: dict[str, dict] | None = None) -> ClassSummary:
     """The summary of a graded class: `records` (result records, see course.grading.grade_one.Record),
     `check_points` (check id -> points, in the assignment's order), `hand` (student -> written answer -> points given
-    by hand, None while not graded)."""
+    by hand, None while not graded), `times` (student -> when the submission was made against its due date, from
+    course.grading.gradebook.submission_times)."""
     check_ids, time_limits = list(check_points), step_limits()
     passed = {c: sum(bool(r["judge"].get(c, {}).get("passed")) for r in records) for c in check_ids}
     step_seconds = {step: tuple(r["seconds"][step] for r in records if step in r["seconds"]) for step in time_limits}
@@ -130,7 +142,21 @@ def summarize(assignment: str, records: list[dict], check_points: dict[str, int]
         limits=time_limits,
         slowest=tuple((r["student"], r["seconds"]) for r in slowest),
         attention=needing_attention(records),
-        answers=hand_progress(records, hand))
+        answers=hand_progress(records, hand),
+        late=late_submissions(records, times or {}))
+
+
+def late_by(seconds: float) -> str:
+    """'h:mm:ss' of a number of seconds (hours may exceed 24)."""
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def late_submissions(records: list[dict], times: dict[str, dict]) -> tuple[Late, ...]:
+    """The graded submissions made after their due date, latest first."""
+    late = [(r["student"], times[r["student"]]) for r in records if times.get(r["student"], {}).get("seconds_late")]
+    return tuple(Late(student, t["submitted_at"], t["due"], late_by(t["seconds_late"]))
+                 for student, t in sorted(late, key=lambda item: -item[1]["seconds_late"]))
 
 
 def mistake_counts(records: list[dict], check_ids: list[str], catalogue: dict[str, str]) -> tuple[MistakeCount, ...]:
@@ -291,6 +317,10 @@ def sections(s: ClassSummary) -> list[Section]:
                 ("student", "status", "flags", "why"),
                 tuple((a.student, a.status, ", ".join(a.flags) or "-", a.why or "-") for a in s.attention),
                 empty="Nothing needs attention."),
+        Section("Late submissions", "Made after the due date (formgrader's Manage Assignments, with any extension), "
+                "by nbgrader's timestamp of the submission.", ("student", "submitted at", "due", "late by"),
+                tuple((x.student, x.submitted_at, x.due, x.late_by) for x in s.late),
+                empty="No submission is late."),
         Section("Written answers", HAND_GRADING, ("answer", "graded by hand", "points still to grade"),
                 tuple((a.answer, f"{a.graded} / {a.submissions}", f"{a.points_pending:g}") for a in s.answers),
                 empty="This assignment has no written answers."),

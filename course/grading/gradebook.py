@@ -64,6 +64,23 @@ def hand_scores(assignment: str, answer_ids: list[str]) -> dict[str, dict[str, f
     return scores
 
 
+def submission_times(assignment: str) -> dict[str, dict]:
+    """When each student's graded submission was made, by nbgrader's timestamp (timestamp.txt, which nbgrader's
+    submit writes and collect keeps), against its due date (the assignment's, set in formgrader's Manage Assignments, plus the student's extension):
+    {student: {"submitted_at": ISO time or None, "due": ISO time or None, "seconds_late": float, 0 when on time}}."""
+    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
+        try:
+            found = gb.find_assignment(assignment)
+        except MissingEntry:
+            return {}
+        return {s.student.id: {"submitted_at": _when(s.timestamp), "due": _when(s.duedate),  # with any extension
+                               "seconds_late": float(s.total_seconds_late)} for s in found.submissions}
+
+
+def _when(moment: datetime.datetime | None) -> str | None:
+    return moment.isoformat(sep=" ", timespec="seconds") if moment else None
+
+
 def without_students() -> bytes:
     """The gradebook with every assignment and its cells and no student: a private gradebook to grade one submission in.
 
