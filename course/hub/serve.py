@@ -215,8 +215,10 @@ def main() -> None:
     settings = prepare(args.port, os.environ.get("COURSE_HUB_SERVICE_TOKEN"))
     hub = start(settings)
     print(welcome(settings), flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: stop(hub))
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C, even where a parent made us ignore it
+    # Ctrl-C (even where a parent made us ignore it) and SIGTERM end the wait below, then stop the hub: stopping it
+    # from the handler itself would wait on the hub while the interrupted wait holds it.
+    for stopping in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stopping, signal.default_int_handler)
     try:
         hub.wait()
     except KeyboardInterrupt:
