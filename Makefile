@@ -109,5 +109,5 @@ bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds 
 test: $(STAMP) sandbox-tools browser-tools hub-tools ## run every test of the repository
 	$(PY) -m pytest -q -n auto
 
-clean: $(STAMP) ## remove build/, autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)
+clean: $(STAMP) ## remove build/ (but the exchange and the hub's state), autograded/, feedback/, grades/ (keeps submitted/, gradebook.db, backups/, .venv)
 	$(PY) -m course.clean
