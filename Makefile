@@ -24,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -96,6 +96,11 @@ return-feedback: $(STAMP) ## put the feedback of ASSIGNMENT in the hub's exchang
 
 hub-clean: $(STAMP) ## stop the hub, remove the course's accounts and the hub's state (keeps submitted/, the gradebook, backups, the exchange)
 	$(PY) -m course.hub.clean
+
+HIDDEN_CHECKS ?= after_due_date
+gradescope: $(STAMP) ## build/gradescope/ASSIGNMENT.zip, the assignment's Gradescope autograder (HIDDEN_CHECKS: when students see the checks)
+	@test -n "$(ASSIGNMENT)" || { echo "name the assignment: make gradescope ASSIGNMENT=<name>" >&2; exit 2; }
+	$(PY) -m course.gradescope.build $(ASSIGNMENT) --hidden-checks $(HIDDEN_CHECKS)
 
 formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:8888/formgrader to grade written answers (Ctrl-C stops it)
 	$(PY) -m course.formgrader

@@ -42,7 +42,7 @@ def worker_group(nodeid: str) -> str:
 # The slowest groups, slowest first, as measured (`--durations`): a worker free for a new group takes the first of these
 # still waiting (longest first, so that no long group starts last while the other worker idles), then the others.
 SLOWEST_GROUPS = ("tests/test_assignments.py[pretrained_attention]", "tests/test_grading_end_to_end.py",
-                  "tests/test_assignments.py[transformer_fundamentals]", "tests/test_cluster.py",
+                  "tests/test_assignments.py[transformer_fundamentals]", "tests/test_gradescope.py", "tests/test_cluster.py",
                   "tests/test_pipeline.py[transformer_fundamentals]", "tests/test_hub_browser.py",
                   "tests/test_assignments.py[causal_language_model]", "tests/test_pipeline.py[causal_language_model]",
                   "tests/test_assignments.py[hand_designed_attention]",

@@ -164,6 +164,14 @@ def bubblewrap() -> str | None:
     return shutil.which("bwrap")
 
 
+def bubblewrap_works() -> bool:
+    """True if bubblewrap can make its namespaces here (a container may forbid them)."""
+    if bubblewrap() is None:
+        return False
+    trial = ["bwrap", "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--proc", "/proc", "--dev", "/dev", "true"]
+    return subprocess.run(trial, capture_output=True).returncode == 0
+
+
 def jail_environment() -> dict[str, str]:
     """The only variables student code sees: the grader's own (tokens, secrets) stay outside."""
     passed = {name: os.environ[name] for name in limits.JAIL_VARIABLES if name in os.environ}

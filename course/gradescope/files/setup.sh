@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image (Ubuntu): it installs what grading
+# needs, and releases the assignment into the course directory here, so that nothing is downloaded while grading.
+set -euo pipefail
+cd /autograder/source
+if ! command -v bwrap >/dev/null || ! python3 -c "import ensurepip, venv" 2>/dev/null; then
+  apt-get update -qq
+  apt-get install -y -qq bubblewrap python3-venv python3-pip
+fi
+VENV=/autograder/venv
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+# Every version pinned; torch's CPU build from PyTorch's index (PyPI's would pull a multi-GB CUDA build).
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt \
+  --extra-index-url https://download.pytorch.org/whl/cpu
+source ./environment.sh
+python -m course.release "$(python -c 'import json; print(json.load(open("gradescope.json"))["assignment"])')"

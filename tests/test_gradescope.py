@@ -1,0 +1,208 @@
+"""The Gradescope autograder, run as Gradescope runs it, without Gradescope.
+
+`make gradescope` builds the fixture assignment's zip; it is unpacked into a container of exactly Gradescope's
+layout (bubblewrap: this machine's files, with /autograder/source, /autograder/submission and /autograder/results
+really at those paths, no network, and the repository's venv read-only at /autograder/venv, so setup.sh must find
+everything it needs installed). setup.sh runs once, then run_autograder for each upload: each results.json
+validates against the JSON Schema written from Gradescope's documentation, and its points are the nbgrader path's
+for the same notebook (the same samples graded by the course's batch, and the bad submissions' known outcomes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import jsonschema
+import nbformat
+import pytest
+
+from bad_submissions import CASES
+from course import paths
+from course.checks import checks_for
+from course.grading.grade_one import grading_env
+from course.samples import sample_notebook
+from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+
+SCHEMA = json.loads((paths.ROOT / "course" / "gradescope" / "results.schema.json").read_text())
+LIMITS = {"COURSE_CELL_TIMEOUT": "10", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
+REAL_ASSIGNMENT = "pretrained_attention"  # the real assignment whose perfect submission is graded too
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("bwrap"),
+                                reason="the container of Gradescope's layout is made with bubblewrap, as root")
+
+
+class Container:
+    """A folder holding /autograder, and the commands that run inside a container where it is at /autograder."""
+
+    def __init__(self, box: Path, autograder_zip: Path):
+        self.box, self.autograder = box, box / "autograder"
+        with zipfile.ZipFile(autograder_zip) as archive:
+            archive.extractall(self.autograder / "source")
+        for name in ("setup.sh", "run_autograder", "environment.sh"):  # zipfile keeps no modes
+            (self.autograder / "source" / name).chmod(0o755)
+        shutil.copy(self.autograder / "source" / "run_autograder", self.autograder / "run_autograder")
+        (box / "home").mkdir()
+
+    def run(self, *command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        """`command` in the container, with a plain root environment (and `env`), as Gradescope runs its scripts."""
+        args = ["bwrap", "--unshare-net", "--die-with-parent", "--cap-add", "ALL", "--dev", "/dev", "--proc", "/proc"]
+        for entry in sorted(Path("/").iterdir()):
+            if entry.name in ("dev", "proc"):
+                continue
+            args += ["--symlink", os.readlink(entry), str(entry)] if entry.is_symlink() else ["--bind", str(entry), str(entry)]
+        args += ["--bind", str(self.autograder), "/autograder", "--ro-bind", sys.prefix, "/autograder/venv"]
+        plain = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.box / "home"),
+                 "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", **(env or {})}
+        return subprocess.run(args + list(command), env=plain, capture_output=True, text=True, timeout=900)
+
+    def setup(self) -> None:
+        result = self.run("bash", "/autograder/source/setup.sh")
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+    def grade(self, write: Callable[[Path], None], env: dict[str, str] | None = None) -> dict:
+        """Upload what `write` puts in the submission folder, run run_autograder; its results.json (validated)."""
+        for folder in ("submission", "results"):
+            shutil.rmtree(self.autograder / folder, ignore_errors=True)
+            (self.autograder / folder).mkdir()
+        write(self.autograder / "submission")
+        result = self.run("/autograder/run_autograder", env=env)
+        assert result.returncode == 0, result.stderr[-3000:]
+        data = json.loads((self.autograder / "results" / "results.json").read_text())
+        jsonschema.validate(data, SCHEMA)
+        return data
+
+
+def built_zip(env: dict, assignment: str) -> Path:
+    run([sys.executable, "-m", "course.gradescope.build", assignment], env)
+    return Path(env["COURSE_BUILD_DIR"]) / "gradescope" / f"{assignment}.zip"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Iterator[dict]:
+    """The fixture assignment released in a scratch course, its three samples graded there by the course's batch
+    (the nbgrader path), and its autograder set up in a container."""
+    root = tmp_path_factory.mktemp("course")
+    env = {**course_env(root), **LIMITS}
+    released_course(root, env)
+    run([sys.executable, "-m", "course.samples"], env)
+    run([sys.executable, "-m", "course.grading.batch"], env)
+    autograder_zip = built_zip(env, ASSIGNMENT)
+    container = Container(tmp_path_factory.mktemp("gradescope"), autograder_zip)
+    container.setup()
+    with paths_of(root):
+        yield {"root": root, "env": env, "zip": autograder_zip, "container": container}
+
+
+def nbgrader_path_points(root: Path, student: str) -> float:
+    record = json.loads((root / "build" / "results" / ASSIGNMENT / f"{student}.json").read_text())
+    return sum(record["gradebook"].values())
+
+
+def upload(root: Path, sample: str, name: str | None = None, log: bool = True) -> Callable[[Path], None]:
+    """The files a student uploads: the sample's notebook (under `name` if given) and its submission_log.json."""
+    def write(folder: Path) -> None:
+        handed_in = root / "submitted" / sample / ASSIGNMENT
+        shutil.copy(handed_in / f"{ASSIGNMENT}.ipynb", folder / (name or f"{ASSIGNMENT}.ipynb"))
+        if log:
+            shutil.copy(handed_in / "submission_log.json", folder)
+    return write
+
+
+def checks_of(results: dict) -> dict[str, dict]:
+    return {test["name"].split(" ")[0]: test for test in results["tests"] if "check" in test["tags"]}
+
+
+# ------------------------------------------------------------------ the zip
+
+
+def test_the_zip_holds_gradescopes_two_scripts_at_its_root_the_machinery_and_the_assignment_but_no_tests(course):
+    names = zipfile.ZipFile(course["zip"]).namelist()
+    assert {"setup.sh", "run_autograder", "gradescope.json", "environment.sh", "requirements.txt",
+            f"source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", f"assignments/{ASSIGNMENT}/checks.py",
+            "course/grading/grade_one.py"} <= set(names)
+    assert not [n for n in names if "/tests/" in n or "__pycache__" in n or n.startswith(("submitted/", "release/"))]
+
+
+def test_the_same_files_build_the_same_zip_byte_for_byte(course):
+    first = course["zip"].read_bytes()
+    assert built_zip(course["env"], ASSIGNMENT).read_bytes() == first
+
+
+# ------------------------------------------------------------------ grading
+
+
+@pytest.mark.parametrize("sample", ["perfect", "blank", "partial"])
+def test_a_sample_gets_the_nbgrader_paths_points_with_one_test_per_check_and_per_written_answer(course, sample):
+    results = course["container"].grade(upload(course["root"], sample))
+    assert results["score"] == nbgrader_path_points(course["root"], sample)
+    checks = checks_of(results)
+    assert set(checks) == set(checks_for(ASSIGNMENT))
+    assert sum(test["score"] for test in checks.values()) == results["score"]
+    assert all(test["visibility"] == "after_due_date" for test in checks.values())
+    visible = [test for test in results["tests"] if "visible test" in test["tags"]]
+    assert visible and all(test["visibility"] == "visible" and test["max_score"] == 0 for test in visible)
+    written = [test for test in results["tests"] if "graded by hand" in test["tags"]]
+    assert written and all("Graded by hand" in test["output"] for test in written)
+    assert results["stdout_visibility"] == "hidden" and results["execution_time"] > 0
+    assert "Status: ok" in results["output"]
+    if sample == "perfect":
+        assert all(test["status"] == "passed" for test in visible + list(checks.values()))
+    if sample == "partial":  # the judge's message, and the mistake it names
+        record = json.loads((course["root"] / "build" / "results" / ASSIGNMENT / "partial.json").read_text())
+        failed = {c: v for c, v in record["judge"].items() if not v["passed"]}
+        assert failed and {c for c, t in checks.items() if t["status"] == "failed"} == set(failed)
+        for check_id, verdict in failed.items():
+            assert checks[check_id]["output"] == verdict["message"]
+            assert checks[check_id]["extra_data"]["mistake"] == verdict["mistake"]
+        assert any(verdict["mistake"] for verdict in failed.values())
+
+
+def test_a_resubmission_of_the_same_notebook_gets_the_same_results(course):
+    first, second = (course["container"].grade(upload(course["root"], "partial")) for _ in range(2))
+    first.pop("execution_time"), second.pop("execution_time")
+    assert first == second
+
+
+def test_a_notebook_uploaded_under_another_name_without_its_log_is_graded_and_the_student_told(course):
+    results = course["container"].grade(upload(course["root"], "perfect", name="my_homework.ipynb", log=False))
+    assert results["score"] == nbgrader_path_points(course["root"], "perfect")
+    assert f"my_homework.ipynb was graded as {ASSIGNMENT}.ipynb" in results["output"]
+    assert "log-missing" in results["output"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.student in ("hard_exit", "endless_loop", "missing_notebook")],
+                         ids=lambda c: c.student)
+def test_a_bad_submission_gets_its_status_points_and_message(course, case):
+    def write(folder: Path) -> None:
+        case.write(folder)
+        for name in os.listdir(paths.release_dir(ASSIGNMENT)):  # the student uploads their files, not the release's
+            if name not in (f"{ASSIGNMENT}.ipynb", "submission_log.json"):
+                path = folder / name
+                shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    results = course["container"].grade(write)
+    assert results["score"] == case.points
+    assert f"Status: {case.status}" in results["output"]
+
+
+def test_grading_stopped_at_the_time_limit_still_writes_results_that_say_so(course):
+    results = course["container"].grade(upload(course["root"], "perfect"), env={"COURSE_GRADESCOPE_TIMEOUT": "3"})
+    assert results["score"] == 0 and "did not finish within the time limit" in results["output"]
+
+
+def test_a_real_assignments_perfect_submission_gets_full_marks(course, tmp_path):
+    """(The nbgrader path gives it full marks too: tests/test_pipeline.py.)"""
+    real = paths.ROOT / "assignments"
+    env = {**grading_env(), **paths.course_environment(paths.ROOT, tmp_path / "build"),
+           "COURSE_ASSIGNMENTS_DIR": str(real)}
+    container = Container(tmp_path, built_zip(env, REAL_ASSIGNMENT))
+    container.setup()
+    with paths_of(paths.ROOT, real):
+        perfect = sample_notebook(REAL_ASSIGNMENT, "perfect")
+    results = container.grade(lambda folder: nbformat.write(perfect, folder / f"{REAL_ASSIGNMENT}.ipynb"))
+    assert results["score"] == sum(t["max_score"] for t in checks_of(results).values()) > 0
