@@ -75,8 +75,8 @@ autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandb
 report: $(STAMP) ## print the class report of each assignment (with plots: grades/<assignment>/report.html, grades/index.html)
 	@cat grades/$(or $(ASSIGNMENT),*)/report.md
 
-grades: $(STAMP) ## final grades: the judge's points + hand grades from formgrader -> grades/final_grades.csv, feedback again
-	$(PY) -m course.grading.final_grades $(ASSIGNMENT)
+grades: $(STAMP) ## final grades: the judge's points + hand grades -> grades/final_grades.csv (and Canvas's import with CANVAS_ROSTER=<export>), feedback again
+	$(PY) -m course.grading.final_grades $(ASSIGNMENT) $(if $(CANVAS_ROSTER),--canvas-roster $(CANVAS_ROSTER))
 
 HUB_PROXY := $(COURSE_BUILD_DIR)/hub/node/node_modules/.bin/configurable-http-proxy
 hub-tools: ## install configurable-http-proxy (JupyterHub's proxy, pinned) into the build area with npm, if missing

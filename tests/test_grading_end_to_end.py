@@ -243,6 +243,26 @@ def give_hand_grade(course: dict, student: str, answer_id: str, points: float) -
     run([sys.executable, "-c", code], course["env"])
 
 
+def test_the_final_grades_go_into_canvas_s_import_file_for_the_students_of_a_canvas_roster(course):
+    """tests/fixture/canvas_export.csv lists perfect (SIS Login ID), blank (by e-mail), dana (no submission) and
+    Canvas's test student."""
+    run(nbgrader_command("db", "student", "add", "blank", "--email=bo@example.edu"), course["env"])
+    export = Path(__file__).parent / "fixture" / "canvas_export.csv"
+    result = subprocess.run([sys.executable, "-m", "course.grading.final_grades", "--canvas-roster", str(export)],
+                            cwd=paths.ROOT, env=course["env"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    with (course["root"] / "grades" / "final_grades.csv").open() as f:
+        final = {row["student"]: row[ASSIGNMENT] for row in csv.DictReader(f)}
+    with (course["root"] / "grades" / "canvas_import.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0]["Student"] == "Points Possible" and rows[0]["Tiny (4711)"] == str(FULL + 10)
+    assert {row["SIS Login ID"]: row["Tiny (4711)"] for row in rows[1:]} == {
+        "perfect": final["perfect"], "bo@example.edu": final["blank"], "dana": "", "": ""}
+    not_in_roster = set(final) - {"perfect", "blank"}
+    assert f"{len(not_in_roster)} graded students are not in the Canvas roster" in result.stderr
+    assert all(student in result.stderr for student in not_in_roster)
+
+
 def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_grades(course):
     """Runs last: it cleans the course's build area."""
     give_hand_grade(course, "perfect", "reflection-hardest", 4)
@@ -262,3 +282,4 @@ def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_gra
     html = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
     assert f"(Score: {FULL + 4}.0 / {FULL + 5}.0)" in html and html.count("Not graded yet") == 1
     assert len(list((course["root"] / "backups").glob("gradebook-*.db"))) >= 3
+

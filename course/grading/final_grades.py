@@ -16,9 +16,11 @@ from __future__ import annotations
 import argparse
 import csv
 import subprocess
+import sys
+from pathlib import Path
 
 from course import paths
-from course.grading import class_report, gradebook
+from course.grading import canvas, class_report, gradebook
 from course.grading.batch import hand_summary, merge, students
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.grading.judge import grade_cells
@@ -39,10 +41,15 @@ def assignment_grades(assignment: str) -> dict[str, tuple[float, float, int]]:
     return grades
 
 
+def points_possible(assignment: str) -> int:
+    """The assignment's points: its autograded checks' and its written answers'."""
+    return sum(sum(points.values()) for points in grade_cells(assignment))
+
+
 def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, int]]]) -> tuple[int, list[str]]:
     """grades/final_grades.csv from each assignment's grades; (written answers not graded yet, students concerned)."""
     everyone = sorted({student for grades in by_assignment.values() for student in grades})
-    maxima = {a: sum(sum(points.values()) for points in grade_cells(a)) for a in by_assignment}
+    maxima = {a: points_possible(a) for a in by_assignment}
     pending_students, pending_answers = [], 0
     path = paths.final_grades_file()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,13 +67,29 @@ def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, in
     return pending_answers, pending_students
 
 
+def write_canvas_import(roster: Path, by_assignment: dict[str, dict[str, tuple[float, float, int]]]) -> None:
+    """grades/canvas_import.csv for the Canvas export `roster`; says where it is and who it leaves out."""
+    target = paths.COURSE / "grades" / "canvas_import.csv"
+    points = {a: {student: grade[0] for student, grade in grades.items()} for a, grades in by_assignment.items()}
+    maxima = {a: points_possible(a) for a in by_assignment}
+    missing = canvas.write_import(target, roster, points, maxima, gradebook.student_emails())
+    print(f"wrote {target} for Canvas's gradebook import (Grades > Import), the students of {roster}")
+    if missing:
+        print(f"{len(missing)} graded students are not in the Canvas roster, so not in {target.name} (match them by "
+              f"their SIS Login ID or e-mail): {', '.join(missing)}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", help="default: all")
-    assignments = paths.select_assignments(parser.parse_args().assignments)
+    parser.add_argument("--canvas-roster", type=Path, help="Canvas's gradebook export: also write grades/canvas_import.csv")
+    args = parser.parse_args()
+    assignments = paths.select_assignments(args.assignments)
     gradebook.backup("final-grades")
     by_assignment = {assignment: assignment_grades(assignment) for assignment in assignments}
     pending_answers, pending_students = write_final_grades(by_assignment)
+    if args.canvas_roster:
+        write_canvas_import(args.canvas_roster, by_assignment)
     course_page = class_report.write_course_page()
     print(f"wrote {paths.final_grades_file()}: {sum(len(g) for g in by_assignment.values())} graded "
           f"submissions of {len({s for g in by_assignment.values() for s in g})} students; the course page, "

@@ -77,6 +77,12 @@ def submission_times(assignment: str) -> dict[str, dict]:
                                "seconds_late": float(s.total_seconds_late)} for s in found.submissions}
 
 
+def student_emails() -> dict[str, str]:
+    """Each student's e-mail in nbgrader's student table (`nbgrader db student import` fills it), by id."""
+    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
+        return {student.id: student.email for student in gb.students if student.email}
+
+
 def _when(moment: datetime.datetime | None) -> str | None:
     return moment.isoformat(sep=" ", timespec="seconds") if moment else None
 
