@@ -24,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -61,6 +61,10 @@ bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially and 
 STUDENT ?= blank
 bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and without the sandbox (after make samples)
 	$(PY) scripts/benchmark_sandbox.py $(STUDENT) $(ASSIGNMENT)
+
+check-submission: $(STAMP) sandbox-tools ## ASSIGNMENT's hidden checks as pytest tests on STUDENT's submission (PYTEST_ARGS="-k ... -x --tb=short")
+	@test -n "$(ASSIGNMENT)" || { echo "name the assignment: make check-submission STUDENT=<id> ASSIGNMENT=<name>" >&2; exit 2; }
+	$(PY) -m pytest assignments/$(ASSIGNMENT)/checks.py --submission submitted/$(STUDENT)/$(ASSIGNMENT) $(PYTEST_ARGS)
 
 sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+import nbformat
 import numpy as np
 
 from course import paths
@@ -235,6 +236,16 @@ def checks_for(assignment: str) -> dict[str, Check]:
         if unknown := unknown_names(check, mistakes_for(assignment)):
             raise ValueError(f"{assignment}/checks.py: check {check.check_id!r} names unknown {', '.join(unknown)}")
     return checks
+
+
+def grade_cells(assignment: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Points of the autograded test cells (one per check) and of the hand-graded answer cells, by grade_id."""
+    auto, manual = {}, {}
+    for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            (manual if meta.get("solution") else auto)[meta["grade_id"]] = meta["points"]
+    return auto, manual
 
 
 @cache

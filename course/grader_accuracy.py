@@ -35,8 +35,8 @@ from functools import cache
 import nbformat
 
 from course import paths
-from course.checks import OBSERVATIONS, checks_for
-from course.grading.judge import grade_cells, judge_checks
+from course.checks import OBSERVATIONS, checks_for, grade_cells
+from course.grading.check_items import judge_checks
 from course.grading.probe import HIDDEN_RUNS, plain_outputs, run_twice
 from course.parts import part
 from course.probes import execute_program, graded_program, load_probes, stand_ins

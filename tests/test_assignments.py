@@ -25,13 +25,12 @@ import pytest
 
 from course import paths
 from course.build_source import shipped_files
-from course.checks import checks_for, mistakes_for
+from course.checks import checks_for, grade_cells as points_of, mistakes_for
 from course.grader_accuracy import acceptable, checks_of_cell, corpora, corpus, failed_checks, kernel_sample, report
-from course.grading.judge import grade_cells as points_of
 from course.notebook_format import check_cell_source
 from course.parts import part
-from course.rubrics import MODEL_ANSWER, page_path, rubric_page, written_questions
 from course.probes import load_visible_probes
+from course.rubrics import MODEL_ANSWER, page_path, rubric_page, written_questions
 from course.samples import sample_notebook
 from helpers import assert_reference_is_fresh, between, corpus_figures, grade_cells, nbgrader
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from course.checks import Check, Clue, Diagnosis, Expect, judge, unknown_names
-from course.grading.judge import runs_differ
+from course.grading.check_items import runs_differ
 from course.probes import run_probes
 
 MISTAKES = {"x-wrong": "advice about x", "y-not-x": "y must equal x", "both-wrong": "x and y are both off",

@@ -23,13 +23,12 @@ from pathlib import Path
 import pytest
 
 from course import paths
-from course.checks import mistakes_for
+from course.checks import grade_cells, mistakes_for
 from course.grading import limits
 from course.grading.batch import merge
 from course.grading.class_report import (NO_MISTAKE_NAMED, WHY_LENGTH, AnswerProgress, course_page_file, html_report,
                                          markdown, step_limits, summarize, write_course_page, write_reports)
 from course.grading.grade_one import Record, write_record
-from course.grading.judge import grade_cells
 from course.grading.untrusted import escaped, quoted
 from helpers import ASSIGNMENT, needs_browser, paths_of
 

@@ -7,7 +7,7 @@ import pytest
 
 from course.checks import reference_for
 from course.grader_accuracy import acceptable, corpora, evaluate_corpora, failed_checks, report
-from course.grading.judge import judge_checks
+from course.grading.check_items import judge_checks
 from course.grading.probe import AGAIN_PREFIX
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT, assert_reference_is_fresh

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 from course import paths
-from course.grading.judge import grade_cells
+from course.checks import grade_cells
 from course.samples import sample_notebook
 from helpers import course_env, paths_of, released_course, run
 

@@ -33,10 +33,10 @@ import nbformat
 from tqdm import tqdm
 
 from course import paths
+from course.checks import grade_cells
 from course.grading import class_report, gradebook, limits, sandbox
 from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, failed_child_record, new_record, read_record,
                                       run_in_child, submission_hash, write_record)
-from course.grading.judge import grade_cells
 from course.grading.untrusted import escaped
 
 # A student id nbgrader, file names and a CSV all take as it is.

@@ -40,9 +40,8 @@ from pathlib import Path
 import nbformat
 
 from course import paths
-from course.checks import checks_for
+from course.checks import checks_for, grade_cells
 from course.grading import limits, nbgrader_cli, probe, sandbox, untrusted
-from course.grading.judge import grade_cells
 from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
 from course.grading.repair import repair
 from course.probes import SKIPPED, graded_program, load_visible_probes

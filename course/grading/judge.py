@@ -3,8 +3,9 @@
     python -m course.grading.judge ASSIGNMENT SUBMISSION_FOLDER PROBE_FOLDER OUT.json
 
 reads the probe's data (outputs.npz, probe_report.json: written where student
-code ran, so read as untrusted files), applies each check's verdict to the
-hidden probes' outputs against the instructor's reference data, cross-checks
+code ran, so read as untrusted files), judges each check on the hidden probes'
+outputs against the instructor's reference data, as pytest items of the
+assignment's checks.py (course.grading.check_items, the one path for points), cross-checks
 submission_log.json against the visible probes' fresh outputs and the
 notebook's code, and writes plain data:
 
@@ -18,95 +19,17 @@ The log checks raise flags for the instructor and cost no points.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 from pathlib import Path
 
 import nbformat
-import numpy as np
 
 from course import paths
-from course.checks import COMMON_MISTAKES, checks_for, likely, mismatch, verdict
+from course.checks import COMMON_MISTAKES, likely
 from course.grading import untrusted
-from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
+from course.grading.check_items import cut_short, disagree, judge_checks, read_probe_data, runs_differ
+from course.grading.probe import VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
 from course.grading.submission_log import read_log
-from course.probes import SKIPPED
-
-LOG_TOLERANCE = 1e-4
-OUTPUTS_LIMIT = 64 * 2**20  # bytes of probe outputs read at most
-REPORT_LIMIT = 2**20
-
-
-MESSAGE_LIMIT = 1000  # characters of one verdict's message (it may quote the student's outputs)
-
-
-def grade_cells(assignment: str) -> tuple[dict[str, int], dict[str, int]]:
-    """Points of the autograded test cells (one per check) and of the hand-graded answer cells, by grade_id."""
-    auto, manual = {}, {}
-    for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade"):
-            (manual if meta.get("solution") else auto)[meta["grade_id"]] = meta["points"]
-    return auto, manual
-
-
-def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
-    """(outputs by check id and key, probe error by check id), as the probe step wrote them."""
-    outputs: dict[str, dict[str, np.ndarray]] = {}
-    with np.load(io.BytesIO(untrusted.read_bytes(probe_dir / "outputs.npz", OUTPUTS_LIMIT)), allow_pickle=False) as data:
-        for name in data.files:
-            check_id, key = name.split("/", 1)
-            outputs.setdefault(check_id, {})[key] = data[name]
-    report = json.loads(untrusted.read_text(probe_dir / "probe_report.json", REPORT_LIMIT))
-    errors = {str(check_id): untrusted.quoted(error) for check_id, error in report.get("probe_errors", {}).items()}
-    return outputs, errors
-
-
-def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict]:
-    """Each check's verdict, points and mistake: the first run must match the reference, and the second run the
-    first."""
-    points, _ = grade_cells(assignment)
-    results = {}
-    for check_id, check in checks_for(assignment).items():
-        result = verdict(assignment, check_id, outputs.get(check_id), errors.get(check_id))
-        passed, message, mistake = result.passed, result.message, result.mistake
-        if passed and not repeatable(outputs.get(check_id), outputs.get(AGAIN_PREFIX + check_id),
-                                     errors.get(AGAIN_PREFIX + check_id)):
-            passed, mistake = False, "state-between-calls"
-            message = (f"{check.piece}: run a second time on the same inputs, it gave other results. "
-                       f"{likely(mistake, COMMON_MISTAKES)}")
-        results[check_id] = {"passed": passed, "points": points[check_id] if passed else 0,
-                             "max_points": points[check_id], "message": untrusted.quoted(message, MESSAGE_LIMIT),
-                             "mistake": mistake}
-    return results
-
-
-def cut_short(error: str) -> bool:
-    """Whether a step's error is the grader's doing (its time limit, or a skip after a crash), not the code's."""
-    return error.startswith(("TimeLimitExceeded", SKIPPED))
-
-
-def repeatable(first: dict | None, second: dict | None, second_error: str | None) -> bool:
-    """Whether a probe's second run agrees with its first (a second run cut short by the grader is no evidence)."""
-    if second_error is not None:
-        return cut_short(second_error)
-    return first is None or second is None or not runs_differ(first, second)
-
-
-def disagree(got, want) -> bool:
-    """Whether two results of the same code differ (beyond LOG_TOLERANCE). NaN and infinities in the same places
-    agree: code whose output is NaN gives the same NaN every time."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.dtype.kind == "f" and want.dtype.kind == "f" and got.shape == want.shape:
-        gaps = ~np.isfinite(got)
-        if np.array_equal(gaps, ~np.isfinite(want)) and np.array_equal(got[gaps], want[gaps], equal_nan=True):
-            got, want = np.where(gaps, 0.0, got), np.where(gaps, 0.0, want)
-    return mismatch(got, want, LOG_TOLERANCE) is not None
-
-
-def runs_differ(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
-    """True if two runs' outputs of one probe are not the same."""
-    return a.keys() != b.keys() or any(disagree(a[k], b[k]) for k in a)
 
 
 def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict, again: dict) -> list[dict[str, str]]:

@@ -14,9 +14,8 @@ import torch
 import torch.nn as nn
 
 from course import paths
-from course.checks import verdict
+from course.checks import grade_cells as points_of, verdict
 from course.grader_accuracy import failed_checks
-from course.grading.judge import grade_cells as points_of
 from course.parts import given_cells
 from course.samples import Edit, apply_edits, sample_notebook
 from helpers import long_running_cells, solution_namespace, whole_notebook_namespace

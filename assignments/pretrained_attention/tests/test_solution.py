@@ -14,8 +14,8 @@ import torch
 import torch.nn.functional as F
 
 from course import paths
+from course.checks import grade_cells as points_of
 from course.grader_accuracy import failed_checks
-from course.grading.judge import grade_cells as points_of
 from course.samples import sample_notebook
 from helpers import long_running_cells, whole_notebook_namespace
 
