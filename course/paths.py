@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # and the build area (records, scratch). Tests point both elsewhere.
 COURSE = Path(os.environ.get("COURSE_DIR", ROOT))
 BUILD = Path(os.environ.get("COURSE_BUILD_DIR", ROOT / "build"))
-# Each assignment is a folder here (see README, "An assignment is a folder"). Tests use a fixture's.
+# Each assignment is a folder here (docs/writing_an_assignment.md). Tests use a fixture's.
 ASSIGNMENTS_DIR = Path(os.environ.get("COURSE_ASSIGNMENTS_DIR", ROOT / "assignments"))
 AUTHORING_FILE = "notebook.py"
 # The files every release carries beside the notebook, from the machinery (course/student_files/).

@@ -1,4 +1,4 @@
-"""Reading a student's submission_log.json (its schema is documented in the README)."""
+"""Reading a student's submission_log.json (its schema: docs/grading.md)."""
 
 from __future__ import annotations
 

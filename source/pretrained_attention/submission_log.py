@@ -78,7 +78,7 @@ def versions() -> dict[str, str]:
 
 def write_submission_log(ns: dict, metrics: dict[str, float | None], path: str | Path = "submission_log.json",
                          details: dict | None = None) -> dict:
-    """Run every visible probe on the notebook's pieces and write the log (schema: the course README).
+    """Run every visible probe on the notebook's pieces and write the log (schema: the course's docs/grading.md).
 
     metrics: numbers (or None); details: anything else worth keeping that JSON can hold (a training history,
     samples, a table), recorded as it is.

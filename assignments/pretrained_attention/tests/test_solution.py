@@ -60,7 +60,7 @@ def test_the_model_loads_from_the_package_with_eager_attention_and_nothing_from_
 
 
 def test_the_explorer_is_opt_in_offers_exactly_the_models_layers_and_heads_and_draws_every_view(notebook):
-    """No widget runs by default (ipywidgets.interact can stall headless execution: see the README)."""
+    """No widget runs by default (ipywidgets.interact can stall headless execution: see docs/assignments.md)."""
     explorer = code_of("demo-explorer")
     assert "range(L)" in explorer and "range(H)" in explorer  # the seed offered 32 of each
     assert callable(notebook["explore"]) and "\nexplore()" not in explorer
