@@ -24,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -57,6 +57,11 @@ samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partl
 STUDENTS ?= 20
 bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially and on a 2-worker LocalCluster: throughput, speedup, overhead
 	$(PY) scripts/benchmark_grading.py $(ASSIGNMENT) --students $(STUDENTS)
+
+CLASS_SIZE ?= 300
+COPIES ?= 15
+bench-similarity: $(STAMP) ## similar-submission detection on a synthetic class of CLASS_SIZE students with COPIES planted copies
+	$(PY) scripts/benchmark_similarity.py $(ASSIGNMENT) --students $(CLASS_SIZE) --copies $(COPIES)
 
 STUDENT ?= blank
 bench-sandbox: $(STAMP) sandbox-tools ## seconds per grading step with and without the sandbox (after make samples)

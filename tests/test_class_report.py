@@ -59,7 +59,7 @@ PLANTED = {  # mistake (None: the verdict names none) -> (students who make it, 
 HAND = {name: {"reflection-hardest": 4.0, "reflection-tests": 0.0 if i < 50 else None}  # a blank answer's 0 is a grade
         for i, name in enumerate(NAMES[:200])}
 SECTIONS = ["Score distribution", "Pass rate per check", "Most common mistakes", "Grading time", "Slowest submissions",
-            "Needs attention", "Late submissions", "Written answers"]
+            "Needs attention", "Late submissions", "Similar submissions (review)", "Written answers"]
 
 
 def synthetic_class(check_points: dict[str, int], answer_points: dict[str, int]) -> list[Record]:

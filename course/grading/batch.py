@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from course import paths
 from course.checks import grade_cells
-from course.grading import class_report, gradebook, limits, sandbox
+from course.grading import class_report, gradebook, limits, sandbox, similarity
 from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, failed_child_record, new_record, read_record,
                                       run_in_child, submission_hash, write_record)
 from course.grading.untrusted import escaped
@@ -201,8 +201,9 @@ def gradebook_total(record: dict) -> str:
 
 
 def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict[str, float | None]]]:
-    """Write grades.csv, each student's feedback.md and the class report (report.md, report.html) from the records and
-    the gradebook's hand grades (the course page, class_report.write_course_page, once all are merged).
+    """Write grades.csv, each student's feedback.md, the class's similarity (similarity.csv) and the class report
+    (report.md, report.html) from the records and the gradebook's hand grades (the course page,
+    class_report.write_course_page, once all are merged).
 
     Returns the records and the hand grades (student -> written answer -> points, None if not graded yet).
     """
@@ -228,7 +229,9 @@ def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict
         folder = paths.feedback_dir(r["student"], assignment)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "feedback.md").write_text(feedback_text(r, check_ids, hand.get(r["student"], {})))
-    class_report.write_reports(class_report.summarize(assignment, records, check_points, hand, times))
+    similar = similarity.class_similarity(assignment, [r["student"] for r in records])
+    similarity.write_csv(similar, out / "similarity.csv")
+    class_report.write_reports(class_report.summarize(assignment, records, check_points, hand, times, similar))
     return records, hand
 
 

@@ -35,6 +35,7 @@ from course import paths
 from course.checks import mistakes_for
 from course.grading import limits
 from course.grading.grade_one import STATUSES
+from course.grading.similarity import THRESHOLD, Similarity, side_by_side
 from course.grading.untrusted import escaped, quoted
 
 SLOWEST_SHOWN = 5  # submissions in the report's list of the slowest
@@ -86,6 +87,17 @@ class AnswerProgress:
 
 
 @dataclass(frozen=True)
+class SimilarPair:
+    """Two students whose answers are similar (course.grading.similarity): evidence to review, never a verdict."""
+
+    students: tuple[str, str]
+    similarity: float
+    code: tuple[float, float]  # in code, of each student's fingerprints, the share the other has
+    text: tuple[float, float]  # the same in the written answers
+    views: tuple[tuple[str, str, str], ...] = ()  # (answer id, each one's code as HTML, the matches in <mark>)
+
+
+@dataclass(frozen=True)
 class ClassSummary:
     """Everything the class report shows of one assignment."""
 
@@ -101,6 +113,9 @@ class ClassSummary:
     attention: tuple[Attention, ...]  # worst status first, flagged ok submissions last
     answers: tuple[AnswerProgress, ...]  # in the notebook's order
     late: tuple[Late, ...] = ()  # latest first
+    similar: tuple[SimilarPair, ...] = ()  # listed for review, most similar first
+    clusters: tuple[tuple[str, ...], ...] = ()  # three or more students joined by similar pairs
+    similarity_map: tuple[tuple[str, ...], tuple[tuple[float, ...], ...]] = ((), ())  # students, (N, N)
 
     @property
     def graded(self) -> int:
@@ -120,12 +135,20 @@ def step_limits() -> dict[str, int]:
     return {"probe": limits.PROBE_TIMEOUT_S, "judge": limits.JUDGE_TIMEOUT_S, "nbgrader": limits.NBGRADER_TIMEOUT_S}
 
 
+def similar_pairs(similar: Similarity) -> tuple[SimilarPair, ...]:
+    """The pairs a similarity lists for review, with their code side by side."""
+    return tuple(SimilarPair((p.first, p.second), p.similarity, p.code, p.text,
+                             tuple(side_by_side(similar.answers[p.first], similar.answers[p.second])))
+                 for p in similar.listed)
+
+
 def summarize(assignment: str, records: list[dict], check_points: dict[str, int],
-              hand: dict[str, dict[str, float | None]], times: dict[str, dict] | None = None) -> ClassSummary:
+              hand: dict[str, dict[str, float | None]], times: dict[str, dict] | None = None,
+              similar: Similarity | None = None) -> ClassSummary:
     """The summary of a graded class: `records` (result records, see course.grading.grade_one.Record),
     `check_points` (check id -> points, in the assignment's order), `hand` (student -> written answer -> points given
     by hand, None while not graded), `times` (student -> when the submission was made against its due date, from
-    course.grading.gradebook.submission_times)."""
+    course.grading.gradebook.submission_times), `similar` (course.grading.similarity's comparison of the class)."""
     check_ids, time_limits = list(check_points), step_limits()
     passed = {c: sum(bool(r["judge"].get(c, {}).get("passed")) for r in records) for c in check_ids}
     step_seconds = {step: tuple(r["seconds"][step] for r in records if step in r["seconds"]) for step in time_limits}
@@ -143,7 +166,11 @@ def summarize(assignment: str, records: list[dict], check_points: dict[str, int]
         slowest=tuple((r["student"], r["seconds"]) for r in slowest),
         attention=needing_attention(records),
         answers=hand_progress(records, hand),
-        late=late_submissions(records, times or {}))
+        late=late_submissions(records, times or {}),
+        similar=similar_pairs(similar) if similar else (),
+        clusters=tuple(similar.clusters) if similar else (),
+        similarity_map=(similar.students, tuple(map(tuple, similar.matrix.round(3).tolist())))
+        if similar else ((), ()))
 
 
 def late_by(seconds: float) -> str:
@@ -250,6 +277,22 @@ def grading_times(s: ClassSummary) -> Figure:
     return figure
 
 
+def similarity_heat_map(s: ClassSummary) -> Figure:
+    students, matrix = s.similarity_map
+    figure = Figure(figsize=(6.5, 5.5))
+    ax = figure.add_subplot()
+    image = ax.imshow(matrix, vmin=0, vmax=1, cmap="Reds")
+    ax.set_title("Similarity of each pair of students' answers")
+    ax.set_xlabel("student")
+    ax.set_ylabel("student")
+    if len(students) <= 30:
+        ax.set_xticks(range(len(students)), labels=[quoted(x, 16) for x in students], rotation=90, fontsize=7)
+        ax.set_yticks(range(len(students)), labels=[quoted(x, 16) for x in students], fontsize=7)
+    figure.colorbar(image, ax=ax, label="similarity (share of fingerprints in common)")
+    figure.tight_layout()
+    return figure
+
+
 def png_data_url(figure: Figure) -> str:
     """The figure drawn by Agg as a PNG, as a data: URL an <img> can show without any other file."""
     buffer = io.BytesIO()
@@ -270,6 +313,7 @@ class Section:
     rows: tuple[tuple[str, ...], ...] = ()
     empty: str = ""
     plot: Callable[[ClassSummary], Figure] | None = None
+    details: Callable[[ClassSummary], str] | None = None  # more HTML, after the table (already escaped)
 
 
 def headline(s: ClassSummary) -> list[str]:
@@ -321,6 +365,20 @@ def sections(s: ClassSummary) -> list[Section]:
                 "by nbgrader's timestamp of the submission.", ("student", "submitted at", "due", "late by"),
                 tuple((x.student, x.submitted_at, x.due, x.late_by) for x in s.late),
                 empty="No submission is late."),
+        Section("Similar submissions (review)",
+                f"Pairs of students whose answers are similar, {THRESHOLD:.0%} or more: in code and in the written "
+                "answers, the share of one student's fingerprints (winnowed k-grams of normalised code, or of the "
+                "words) that the other has, the release, the instructor's solution and code most of the class writes "
+                "alike left out; the similarity is the mean over code and text of the larger share. Similar is not "
+                "copied: review each pair side by side. Groups of three or more students joined by similar pairs "
+                "come last. Every pair is in similarity.csv.",
+                ("students", "similarity", "code: share of each", "written answers: share of each"),
+                tuple((" and ".join(p.students), f"{p.similarity:.0%}", f"{p.code[0]:.0%} / {p.code[1]:.0%}",
+                       f"{p.text[0]:.0%} / {p.text[1]:.0%}") for p in s.similar)
+                + tuple((", ".join(c), f"group of {len(c)}", "-", "-") for c in s.clusters),
+                empty=f"No pair of submissions is similar at {THRESHOLD:.0%} or more.",
+                plot=similarity_heat_map if len(s.similarity_map[0]) >= 3 and s.similar else None,
+                details=side_by_side_html),
         Section("Written answers", HAND_GRADING, ("answer", "graded by hand", "points still to grade"),
                 tuple((a.answer, f"{a.graded} / {a.submissions}", f"{a.points_pending:g}") for a in s.answers),
                 empty="This assignment has no written answers."),
@@ -355,6 +413,8 @@ th { background: #eef1f7; }
 th:first-child, td:first-child { white-space: nowrap; }
 tr:nth-child(even) td { background: #fafafa; }
 details summary { cursor: pointer; color: #2a4a80; }
+table.side td { width: 50%; } table.side pre { white-space: pre-wrap; font-size: .8rem; margin: .3rem 0; }
+mark { background: #ffd88a; }
 """
 # The page may load nothing but its own embedded images and style: not even a hostile message that escaped escaping.
 POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -374,6 +434,18 @@ def html_table(header: tuple[str, ...], rows: tuple[tuple[str, ...], ...]) -> st
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def side_by_side_html(s: ClassSummary) -> str:
+    """Each similar pair's matching answers, side by side, the matches highlighted."""
+    parts = []
+    for pair in s.similar:
+        for answer, first, second in pair.views:
+            cells = "".join(f"<td><b>{html.escape(student)}</b><pre>{code}</pre></td>"
+                            for student, code in zip(pair.students, (first, second)))
+            parts.append(f"<details><summary>{html.escape(' and '.join(pair.students))}: {html.escape(answer)}"
+                         f"</summary><table class=\"side\"><tr>{cells}</tr></table></details>")
+    return "".join(parts)
+
+
 def html_section(section: Section, s: ClassSummary) -> str:
     """A section in HTML: its plot first, with its table folded beneath it; a section without a plot shows its
     table."""
@@ -384,6 +456,8 @@ def html_section(section: Section, s: ClassSummary) -> str:
         parts.append(f"<details><summary>The numbers</summary>{table}</details>" if table else "")
     else:
         parts.append(table or f"<p>{html.escape(section.empty)}</p>")
+    if section.details:
+        parts.append(section.details(s))
     return "".join(parts) + "</section>"
 
 

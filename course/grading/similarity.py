@@ -1,0 +1,246 @@
+"""Similar submissions, with the evidence an instructor reviews: never a verdict, never a grade.
+
+After a batch, per assignment, every pair of graded students is compared on their answers only: the answer code
+cells as code (copydetect's tokenizer: names, strings, docstrings and comments normalised away, then winnowed
+k-gram fingerprints, as MOSS does), the written answers as text (words, case and punctuation dropped). Fingerprints
+that anyone could share count for nothing: the release's (given code and stubs), the instructor's solution's, and
+those most of the class has (code most students write alike). Each answer is fingerprinted on its own and the
+fingerprints pooled, so functions in another order match as well.
+
+For a pair, in code and in text, the share of each student's fingerprints that the other has; the larger share
+counts (a copy padded with dead code keeps the original's share high), and the pair's similarity is its mean over
+the kinds both students wrote (alike in code and in prose is stronger evidence than either). A pair is listed for
+review at THRESHOLD or above, with at least MIN_SHARED fingerprints in common (a few lines alike are no evidence);
+pairs that share students form clusters. The matching regions of a listed pair's code come from copydetect's comparison of the two
+answers (highlighted side by side in the report).
+
+Runs in the driver on the submitted notebooks (read as untrusted files: no student code runs), after grading,
+and changes no grade.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import numpy as np
+from copydetect import CodeFingerprint, compare_files
+from copydetect.utils import highlight_overlap
+
+from course import paths
+from course.grading import untrusted
+
+K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of normalised code, guarantee 30
+THRESHOLD = 0.6  # similarity from which a pair is listed for review (docs/benchmarks.md: how it was chosen)
+MIN_SHARED = 8  # fingerprints in common below which a pair is not listed, whatever its shares
+COMMON_SHARE = 0.5  # a fingerprint more than this share of the class has is code the class writes alike
+COMMON_MIN_STUDENTS = 4  # ...counted only in a class of at least this many students
+NOTEBOOK_LIMIT = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class Answers:
+    """One notebook's answers: code of each answer cell, and the written answers' text, by grade id."""
+
+    code: dict[str, str]
+    text: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two students' similarity, in code and in written text: of each one's fingerprints, the share the other has,
+    and how many they share."""
+
+    first: str
+    second: str
+    code: tuple[float, float] = (0.0, 0.0)
+    text: tuple[float, float] = (0.0, 0.0)
+    shared: dict[str, int] = field(default_factory=dict)  # kind -> fingerprints in common
+    kinds: tuple[str, ...] = ("code", "text")  # the kinds both students wrote something of
+
+    @property
+    def similarity(self) -> float:
+        """The mean, over the kinds both wrote, of the larger share: a pair alike in code and in prose is stronger
+        evidence than one alike in either."""
+        larger = {"code": max(self.code), "text": max(self.text)}
+        return sum(larger[kind] for kind in self.kinds) / len(self.kinds) if self.kinds else 0.0
+
+    @property
+    def evidence(self) -> int:
+        """Fingerprints in common, all kinds."""
+        return sum(self.shared.values())
+
+
+@dataclass
+class Similarity:
+    """An assignment's similarity: every pair with fingerprints in common (most similar first), the listed ones and
+    their clusters."""
+
+    assignment: str
+    answers: dict[str, Answers]  # student -> their answers
+    pairs: list[Pair] = field(default_factory=list)
+    matrix: np.ndarray | None = None  # (N, N) each pair's similarity, in the students' order
+
+    @property
+    def students(self) -> tuple[str, ...]:
+        return tuple(sorted(self.answers))
+
+    @property
+    def listed(self) -> list[Pair]:
+        return [p for p in self.pairs if p.similarity >= THRESHOLD and p.evidence >= MIN_SHARED]
+
+    @property
+    def clusters(self) -> list[tuple[str, ...]]:
+        """Groups of three or more students joined by listed pairs, largest first."""
+        group = {s: {s} for s in self.students}
+        for pair in self.listed:
+            merged = group[pair.first] | group[pair.second]
+            for student in merged:
+                group[student] = merged
+        unique = {tuple(sorted(g)) for g in group.values() if len(g) >= 3}
+        return sorted(unique, key=lambda g: (-len(g), g))
+
+
+def answers_of(notebook: nbformat.NotebookNode) -> Answers:
+    """The answer cells of a notebook (nbgrader's solution cells), code and written."""
+    code, text = {}, {}
+    for cell in notebook.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and isinstance(cell.get("source"), str):
+            (code if cell.cell_type == "code" else text)[str(meta.get("grade_id"))] = cell.source
+    return Answers(code, text)
+
+
+def read_answers(notebook: Path) -> Answers | None:
+    """A submitted notebook's answers (None if it cannot be read)."""
+    try:
+        return answers_of(nbformat.reads(untrusted.read_text(notebook, NOTEBOOK_LIMIT), as_version=4))
+    except Exception:  # missing, a link, too large, not a notebook
+        return None
+
+
+def words(text: str) -> str:
+    """Written text as compared: lower-case words, single spaces."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def fingerprint(source: str, kind: str) -> CodeFingerprint:
+    """copydetect's fingerprint of one answer (code tokenized and normalised; text as words)."""
+    if kind == "code":
+        return CodeFingerprint("answer.py", K, WINDOW, fp=io.StringIO(source))
+    return CodeFingerprint("answer.txt", K, WINDOW, filter=False, fp=io.StringIO(words(source)))
+
+
+def hashes(answers: Answers, kind: str) -> set[int]:
+    """The pooled fingerprints of a notebook's answers of one kind (empty answers give none)."""
+    sources = answers.code if kind == "code" else answers.text
+    found: set[int] = set()
+    for source in sources.values():
+        if source.strip():
+            try:
+                found.update(int(h) for h in fingerprint(source, kind).hashes)
+            except Exception:  # code pygments cannot tokenize contributes nothing
+                continue
+    return found
+
+
+def reference_answers(assignment: str) -> list[Answers]:
+    """What everyone may share: the release's notebook (given code, stubs) and the instructor's solution."""
+    release = nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4)
+    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
+    given = Answers({f"given-{i}": c.source for i, c in enumerate(release.cells) if c.cell_type == "code"},
+                    {f"given-{i}": c.source for i, c in enumerate(release.cells) if c.cell_type == "markdown"})
+    return [given, answers_of(release), answers_of(source)]
+
+
+def shared_fingerprints(assignment: str, answers: dict[str, Answers], kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """For the students of `answers` (sorted), in answers of `kind`: ((N, N) fingerprints each pair has in common,
+    (N,) fingerprints of each), leaving out what everyone may share and what most of the class has."""
+    students = sorted(answers)
+    shared_by_everyone = set().union(*(hashes(a, kind) for a in reference_answers(assignment)))
+    found = [hashes(answers[s], kind) - shared_by_everyone for s in students]
+    if len(students) >= COMMON_MIN_STUDENTS:
+        counts: dict[int, int] = {}
+        for h in (h for f in found for h in f):
+            counts[h] = counts.get(h, 0) + 1
+        found = [{h for h in f if counts[h] <= COMMON_SHARE * len(students)} for f in found]
+    vocabulary = {h: i for i, h in enumerate(sorted(set().union(*found)))}
+    incidence = np.zeros((len(students), len(vocabulary)), dtype=np.float32)
+    for row, f in enumerate(found):
+        incidence[row, [vocabulary[h] for h in f]] = 1
+    return incidence @ incidence.T, incidence.sum(axis=1)
+
+
+def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
+    """The similarity of every pair of `answers` (student -> their answers)."""
+    result = Similarity(assignment, answers)
+    students = result.students
+    if len(students) < 2:  # nothing to compare
+        result.matrix = np.zeros((len(students), len(students)))
+        return result
+    common = {kind: shared_fingerprints(assignment, answers, kind) for kind in ("code", "text")}
+    result.matrix = np.zeros((len(students), len(students)))
+    for i in range(len(students)):
+        for j in range(i + 1, len(students)):
+            shares, counts = {}, {}
+            for kind, (together, sizes) in common.items():
+                counts[kind] = int(together[i, j])
+                shares[kind] = (counts[kind] / max(sizes[i], 1), counts[kind] / max(sizes[j], 1))
+            if any(counts.values()):
+                kinds = tuple(kind for kind, (_, sizes) in common.items() if sizes[i] and sizes[j])
+                pair = Pair(students[i], students[j], shares["code"], shares["text"], counts, kinds)
+                result.pairs.append(pair)
+                result.matrix[i, j] = result.matrix[j, i] = pair.similarity
+    result.pairs.sort(key=lambda p: (-p.similarity, -p.evidence, p.first, p.second))
+    return result
+
+
+def side_by_side(first: Answers, second: Answers) -> list[tuple[str, str, str]]:
+    """(answer id, first's code, second's code) as escaped HTML with the matching regions in <mark>, for the answers
+    in which copydetect finds a match."""
+    views = []
+    for grade_id in first.code.keys() & second.code.keys():
+        a, b = first.code[grade_id], second.code[grade_id]
+        if not (a.strip() and b.strip()):
+            continue
+        try:
+            overlap, _, (slices_a, slices_b) = compare_files(fingerprint(a, "code"), fingerprint(b, "code"))
+        except Exception:
+            continue
+        if overlap:
+            marked = [highlight_overlap(code, slices, "\0mark-open\0", "\0mark-close\0")[0] for code, slices in
+                      ((a, slices_a), (b, slices_b))]
+            views.append((grade_id, *(html.escape(m).replace("\0mark-open\0", "<mark>").replace("\0mark-close\0",
+                                                                                                 "</mark>")
+                                      for m in marked)))
+    return sorted(views)
+
+
+def write_csv(similarity: Similarity, target: Path) -> None:
+    """Every pair with fingerprints in common, most similar first."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student_a", "student_b", "similarity", "code_share_a", "code_share_b",
+                         "code_fingerprints_shared", "text_share_a", "text_share_b", "text_fingerprints_shared",
+                         "listed"])
+        listed = {(p.first, p.second) for p in similarity.listed}
+        for p in similarity.pairs:
+            writer.writerow([p.first, p.second, f"{p.similarity:.3f}", f"{p.code[0]:.3f}", f"{p.code[1]:.3f}",
+                             p.shared.get("code", 0), f"{p.text[0]:.3f}", f"{p.text[1]:.3f}", p.shared.get("text", 0),
+                             "yes" if (p.first, p.second) in listed else ""])
+
+
+def class_similarity(assignment: str, students: list[str]) -> Similarity:
+    """The similarity of the graded students' submitted notebooks (those that can be read)."""
+    answers = {}
+    for student in students:
+        found = read_answers(paths.submission_dir(student, assignment) / f"{assignment}.ipynb")
+        if found is not None:
+            answers[student] = found
+    return compare(assignment, answers)
