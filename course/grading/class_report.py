@@ -94,7 +94,8 @@ class SimilarPair:
     similarity: float
     code: tuple[float, float]  # in code, of each student's fingerprints, the share the other has
     text: tuple[float, float]  # the same in the written answers
-    views: tuple[tuple[str, str, str], ...] = ()  # (answer id, each one's code as HTML, the matches in <mark>)
+    views: tuple[tuple[str, float, float, str, str], ...] = ()  # (answer id, share of each one's answer that matches,
+    #                                                            each one's answer as HTML, the matches in <mark>)
 
 
 @dataclass(frozen=True)
@@ -438,9 +439,10 @@ def side_by_side_html(s: ClassSummary) -> str:
     """Each similar pair's matching answers, side by side, the matches highlighted."""
     parts = []
     for pair in s.similar:
-        for answer, first, second in pair.views:
-            cells = "".join(f"<td><b>{html.escape(student)}</b><pre>{code}</pre></td>"
-                            for student, code in zip(pair.students, (first, second)))
+        for answer, share_first, share_second, first, second in pair.views:
+            cells = "".join(f"<td><b>{html.escape(student)}</b> ({share:.0%} matches)<pre>{code}</pre></td>"
+                            for student, share, code in zip(pair.students, (share_first, share_second),
+                                                            (first, second)))
             parts.append(f"<details><summary>{html.escape(' and '.join(pair.students))}: {html.escape(answer)}"
                          f"</summary><table class=\"side\"><tr>{cells}</tr></table></details>")
     return "".join(parts)

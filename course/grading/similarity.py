@@ -41,6 +41,7 @@ MIN_SHARED = 8  # fingerprints in common below which a pair is not listed, whate
 COMMON_SHARE = 0.5  # a fingerprint more than this share of the class has is code the class writes alike
 COMMON_MIN_STUDENTS = 4  # ...counted only in a class of at least this many students
 NOTEBOOK_LIMIT = 64 * 2**20
+OPEN, CLOSE = "\0match\0", "\0/match\0"  # where copydetect marks a match, before the text is escaped
 
 
 @dataclass(frozen=True)
@@ -200,25 +201,25 @@ def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
     return result
 
 
-def side_by_side(first: Answers, second: Answers) -> list[tuple[str, str, str]]:
-    """(answer id, first's code, second's code) as escaped HTML with the matching regions in <mark>, for the answers
-    in which copydetect finds a match."""
+def side_by_side(first: Answers, second: Answers) -> list[tuple[str, float, float, str, str]]:
+    """The answers in which copydetect finds a match, each as (answer id, share of the first's answer that matches,
+    share of the second's, the first's answer and the second's as escaped HTML with the matches in <mark>). Code is
+    shown as written; written answers as the words compared."""
     views = []
-    for grade_id in first.code.keys() & second.code.keys():
-        a, b = first.code[grade_id], second.code[grade_id]
-        if not (a.strip() and b.strip()):
-            continue
-        try:
-            overlap, _, (slices_a, slices_b) = compare_files(fingerprint(a, "code"), fingerprint(b, "code"))
-        except Exception:
-            continue
-        if overlap:
-            marked = [highlight_overlap(code, slices, "\0mark-open\0", "\0mark-close\0")[0] for code, slices in
-                      ((a, slices_a), (b, slices_b))]
-            views.append((grade_id, *(html.escape(m).replace("\0mark-open\0", "<mark>").replace("\0mark-close\0",
-                                                                                                 "</mark>")
-                                      for m in marked)))
-    return sorted(views)
+    for kind, ours, theirs in (("code", first.code, second.code), ("text", first.text, second.text)):
+        for answer in sorted(ours.keys() & theirs.keys()):
+            a, b = (ours[answer], theirs[answer]) if kind == "code" else (words(ours[answer]), words(theirs[answer]))
+            if not (a.strip() and b.strip()):
+                continue
+            try:
+                overlap, shares, slices = compare_files(fingerprint(a, kind), fingerprint(b, kind))
+            except Exception:  # code pygments cannot tokenize
+                continue
+            if overlap:
+                marked = [html.escape(highlight_overlap(text, cut, OPEN, CLOSE)[0]).replace(OPEN, "<mark>")
+                          .replace(CLOSE, "</mark>") for text, cut in zip((a, b), slices)]
+                views.append((answer, float(shares[0]), float(shares[1]), *marked))
+    return views
 
 
 def write_csv(similarity: Similarity, target: Path) -> None:
