@@ -18,21 +18,19 @@ solution (course.grader_accuracy).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from course import paths
 from course.grading import limits
@@ -91,19 +89,16 @@ def sample_notebook(assignment: str, sample: str) -> nbformat.NotebookNode:
     return nb
 
 
-@contextlib.contextmanager
-def local_kernel() -> Iterator[AsyncKernelManager]:
-    """A manager of a python3 kernel on this machine that talks over IPC sockets in a private temporary folder: no
-    TCP port for other users to reach, and no warning from ipykernel that TCP is unencrypted."""
-    with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
-        yield AsyncKernelManager(kernel_name="python3", transport="ipc", ip=f"{sockets}/ipc",
-                                 connection_file=f"{sockets}/connection.json")
-
-
 def run_notebook(nb: nbformat.NotebookNode, workdir: Path, cell_timeout: int = 300) -> nbformat.NotebookNode:
-    """Execute `nb` top to bottom in `workdir` with a real kernel, going on past errors, as Run All does."""
-    with local_kernel() as km:
-        NotebookClient(nb, km=km, timeout=cell_timeout, allow_errors=True,
+    """Execute `nb` top to bottom in `workdir` with a real kernel, going on past errors, as Run All does.
+
+    The kernel is a python3 kernel on this machine that talks over IPC sockets in a private temporary folder (no
+    TCP port for other users to reach, and no warning from ipykernel that TCP is unencrypted); the client owns it
+    and shuts it down with the notebook (a kernel left to notice its parent's exit says so on the terminal)."""
+    with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
+        config = Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/ipc",
+                                           "connection_file": f"{sockets}/connection.json"}})
+        NotebookClient(nb, kernel_name="python3", config=config, timeout=cell_timeout, allow_errors=True,
                        resources={"metadata": {"path": str(workdir)}}).execute()
     return nb
 

@@ -19,8 +19,10 @@ print(nb.cells[0].outputs[0]["text"])
 
 
 def test_a_notebook_runs_on_a_local_ipc_kernel_without_the_tcp_warning_and_keeps_real_warnings(tmp_path):
+    """(The kernel holds the process's stderr until it exits: a kernel left running would print its parent's exit.)"""
     ran = subprocess.run([sys.executable, "-c", RUN, str(tmp_path)], cwd=paths.ROOT, env=grading_env(),
                          capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     assert "UserWarning: a real warning" in ran.stdout
     assert "without encryption" not in ran.stderr, ran.stderr
+    assert "Parent appears to have exited" not in ran.stderr, "the kernel was shut down with the notebook"

@@ -88,8 +88,6 @@ def main() -> None:
     gradebook.backup("final-grades")
     by_assignment = {assignment: assignment_grades(assignment) for assignment in assignments}
     pending_answers, pending_students = write_final_grades(by_assignment)
-    if args.canvas_roster:
-        write_canvas_import(args.canvas_roster, by_assignment)
     course_page = class_report.write_course_page()
     print(f"wrote {paths.final_grades_file()}: {sum(len(g) for g in by_assignment.values())} graded "
           f"submissions of {len({s for g in by_assignment.values() for s in g})} students; the course page, "
@@ -100,6 +98,8 @@ def main() -> None:
               "grade them in formgrader (`make formgrader`), then run `make grades` again.")
     else:
         print("every written answer is graded.")
+    if args.canvas_roster:
+        write_canvas_import(args.canvas_roster, by_assignment)
 
 
 if __name__ == "__main__":
