@@ -70,6 +70,12 @@ def test_checks_named_without_a_submission_say_what_to_give(on_fixture):
     assert result.returncode != 0 and "--submission" in result.stdout + result.stderr
 
 
+def test_a_submission_that_cannot_be_graded_says_why(on_fixture, tmp_path):
+    result = checks(on_fixture, "--submission", str(tmp_path))
+    assert result.returncode != 0 and f"no notebook named {ASSIGNMENT}.ipynb was submitted" in result.stdout + result.stderr
+    assert "passed" not in result.stdout and "failed" not in result.stdout, "no check ran"
+
+
 def test_make_test_collects_no_checks_file(on_fixture):
     """checks.py files are data for the judge: a plain run over the repository's testpaths never collects them."""
     listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",

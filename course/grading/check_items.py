@@ -32,7 +32,7 @@ import pytest
 from course import paths
 from course.checks import COMMON_MISTAKES, checks_for, grade_cells, likely, mismatch, verdict
 from course.grading import untrusted
-from course.grading.grade_one import new_record, probe_step
+from course.grading.grade_one import new_record, probe_step, validate
 from course.grading.probe import AGAIN_PREFIX
 from course.probes import SKIPPED
 
@@ -118,6 +118,8 @@ def probe_submission(assignment: str, submission: Path) -> tuple[tuple[dict, dic
             folder = work / "submission"
             folder.mkdir()
             shutil.copyfile(submission, folder / f"{assignment}.ipynb")
+        if problem := validate(folder, assignment):
+            raise pytest.UsageError(f"{submission} cannot be graded: {problem}")
         record = new_record(assignment, "check", folder)
         if not probe_step(record, folder, work / "sandbox"):
             raise pytest.UsageError(" ".join(record.messages))
@@ -178,6 +180,7 @@ class ChecksFile(pytest.File):
         if paths.assignment_dir(assignment).resolve() != self.path.parent.resolve():
             raise pytest.UsageError(f"{self.path} is not a checks.py of the course's assignments ({paths.ASSIGNMENTS_DIR}; "
                                     "COURSE_ASSIGNMENTS_DIR sets it)")
+        self.plugin.data_for(assignment)  # once, before any item: a submission that cannot be probed stops the run
         points, _ = grade_cells(assignment)
         for check_id in checks_for(assignment):
             yield CheckItem.from_parent(self, name=check_id, assignment=assignment, points=points[check_id])
