@@ -27,7 +27,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 .PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
 
 venv: $(STAMP) ## install pinned requirements into .venv
 
