@@ -49,9 +49,12 @@ class Container:
         shutil.copy(self.autograder / "source" / "run_autograder", self.autograder / "run_autograder")
         (box / "home").mkdir()
 
-    def run(self, *command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        """`command` in the container, with a plain root environment (and `env`), as Gradescope runs its scripts."""
-        args = ["bwrap", "--unshare-net", "--die-with-parent", "--cap-add", "ALL", "--dev", "/dev", "--proc", "/proc"]
+    def run(self, *command: str, env: dict[str, str] | None = None,
+            namespaces: bool = True) -> subprocess.CompletedProcess:
+        """`command` in the container, with a plain root environment (and `env`), as Gradescope runs its scripts;
+        without `namespaces`, a container that forbids making new ones (bubblewrap cannot run inside)."""
+        args = ["bwrap", "--unshare-net", "--die-with-parent", "--dev", "/dev", "--proc", "/proc",
+                *(["--cap-add", "ALL"] if namespaces else ["--unshare-user", "--disable-userns"])]
         for entry in sorted(Path("/").iterdir()):
             if entry.name in ("dev", "proc"):
                 continue
@@ -65,13 +68,13 @@ class Container:
         result = self.run("bash", "/autograder/source/setup.sh")
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
-    def grade(self, write: Callable[[Path], None], env: dict[str, str] | None = None) -> dict:
+    def grade(self, write: Callable[[Path], None], env: dict[str, str] | None = None, namespaces: bool = True) -> dict:
         """Upload what `write` puts in the submission folder, run run_autograder; its results.json (validated)."""
         for folder in ("submission", "results"):
             shutil.rmtree(self.autograder / folder, ignore_errors=True)
             (self.autograder / folder).mkdir()
         write(self.autograder / "submission")
-        result = self.run("/autograder/run_autograder", env=env)
+        result = self.run("/autograder/run_autograder", env=env, namespaces=namespaces)
         assert result.returncode == 0, result.stderr[-3000:]
         data = json.loads((self.autograder / "results" / "results.json").read_text())
         jsonschema.validate(data, SCHEMA)
@@ -188,6 +191,12 @@ def test_a_bad_submission_gets_its_status_points_and_message(course, case):
     results = course["container"].grade(write)
     assert results["score"] == case.points
     assert f"Status: {case.status}" in results["output"]
+
+
+def test_a_container_that_forbids_the_sandbox_still_grades_and_every_result_says_so(course):
+    results = course["container"].grade(upload(course["root"], "perfect"), namespaces=False)
+    assert results["score"] == nbgrader_path_points(course["root"], "perfect")
+    assert "cannot run the grader's sandbox" in results["output"] and "not-sandboxed" in results["output"]
 
 
 def test_grading_stopped_at_the_time_limit_still_writes_results_that_say_so(course):
