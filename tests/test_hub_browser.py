@@ -120,6 +120,21 @@ class Page:
     def close_dialog(self) -> None:
         self.driver.find_element(By.CSS_SELECTOR, ".jp-Dialog .jp-mod-accept").click()
 
+    def validate(self, shot: str) -> str:
+        """Press the fetched notebook's Validate button: the dialog's text once its result is in (screenshot
+        `shot`, then the dialog closed)."""
+        self.notebook_of_fetched("Validate")
+        shown = self.dialog()
+        self.shot(shot)
+        self.close_dialog()
+        return shown
+
+    def submit(self, shot: str) -> None:
+        """Press the fetched assignment's Submit button and wait for it under Submitted (screenshot `shot`)."""
+        self.press("fetched", "Submit")
+        self.wait(lambda d: self.rows("submitted"))
+        self.shot(shot)
+
     # ------------------------------------------------------------ JupyterLab's notebook
 
     def cells(self) -> list:
@@ -212,26 +227,16 @@ def test_alice_pastes_her_answers_runs_the_visible_tests_validates_and_submits(h
                                                      "'application/vnd.jupyter.stderr']") for dom in visible)
         page.shot("alice-answered-and-ran")
         page.driver.find_element(By.XPATH, "//div[contains(@class,'lm-DockPanel-tabBar')]//div[text()='Assignments']").click()
-        page.notebook_of_fetched("Validate")
-        assert "Success! Your notebook passes all the tests." in page.dialog()
-        page.shot("alice-validated")
-        page.close_dialog()
-        page.press("fetched", "Submit")
-        page.wait(lambda d: page.rows("submitted"))
-        page.shot("alice-submitted")
+        assert "Success! Your notebook passes all the tests." in page.validate("alice-validated")
+        page.submit("alice-submitted")
 
 
 def test_bob_validates_the_blank_release_which_fails_and_says_why_then_submits_it(hub):
     with browser(hub, BOB) as page:
         page.assignments()
-        page.notebook_of_fetched("Validate")
-        shown = page.dialog()
+        shown = page.validate("bob-validate-fails")
         assert "The following cell failed" in shown and "NotImplementedError" in shown and "Success" not in shown
-        page.shot("bob-validate-fails")
-        page.close_dialog()
-        page.press("fetched", "Submit")
-        page.wait(lambda d: page.rows("submitted"))
-        page.shot("bob-submitted")
+        page.submit("bob-submitted")
 
 
 def test_the_instructor_collects_from_the_formgrader_tab_grades_and_returns_feedback(hub):

@@ -46,10 +46,11 @@ def points_possible(assignment: str) -> int:
     return sum(sum(points.values()) for points in grade_cells(assignment))
 
 
-def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, int]]]) -> tuple[int, list[str]]:
-    """grades/final_grades.csv from each assignment's grades; (written answers not graded yet, students concerned)."""
+def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, int]]],
+                       maxima: dict[str, int]) -> tuple[int, list[str]]:
+    """grades/final_grades.csv from each assignment's grades and points possible (`maxima`); (written answers not
+    graded yet, students concerned)."""
     everyone = sorted({student for grades in by_assignment.values() for student in grades})
-    maxima = {a: points_possible(a) for a in by_assignment}
     pending_students, pending_answers = [], 0
     path = paths.final_grades_file()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,11 +68,11 @@ def write_final_grades(by_assignment: dict[str, dict[str, tuple[float, float, in
     return pending_answers, pending_students
 
 
-def write_canvas_import(roster: Path, by_assignment: dict[str, dict[str, tuple[float, float, int]]]) -> None:
+def write_canvas_import(roster: Path, by_assignment: dict[str, dict[str, tuple[float, float, int]]],
+                        maxima: dict[str, int]) -> None:
     """grades/canvas_import.csv for the Canvas export `roster`; says where it is and who it leaves out."""
     target = paths.COURSE / "grades" / "canvas_import.csv"
     points = {a: {student: grade[0] for student, grade in grades.items()} for a, grades in by_assignment.items()}
-    maxima = {a: points_possible(a) for a in by_assignment}
     missing = canvas.write_import(target, roster, points, maxima, gradebook.student_emails())
     print(f"wrote {target} for Canvas's gradebook import (Grades > Import), the students of {roster}")
     if missing:
@@ -87,7 +88,8 @@ def main() -> None:
     assignments = paths.select_assignments(args.assignments)
     gradebook.backup("final-grades")
     by_assignment = {assignment: assignment_grades(assignment) for assignment in assignments}
-    pending_answers, pending_students = write_final_grades(by_assignment)
+    maxima = {assignment: points_possible(assignment) for assignment in assignments}
+    pending_answers, pending_students = write_final_grades(by_assignment, maxima)
     course_page = class_report.write_course_page()
     print(f"wrote {paths.final_grades_file()}: {sum(len(g) for g in by_assignment.values())} graded "
           f"submissions of {len({s for g in by_assignment.values() for s in g})} students; the course page, "
@@ -99,7 +101,7 @@ def main() -> None:
     else:
         print("every written answer is graded.")
     if args.canvas_roster:
-        write_canvas_import(args.canvas_roster, by_assignment)
+        write_canvas_import(args.canvas_roster, by_assignment, maxima)
 
 
 if __name__ == "__main__":

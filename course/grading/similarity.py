@@ -85,11 +85,20 @@ class Similarity:
     assignment: str
     answers: dict[str, Answers]  # student -> their answers
     pairs: list[Pair] = field(default_factory=list)
-    matrix: np.ndarray | None = None  # (N, N) each pair's similarity, in the students' order
 
     @property
     def students(self) -> tuple[str, ...]:
         return tuple(sorted(self.answers))
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """(N, N) each pair's similarity, in the students' order (0 for pairs with nothing in common)."""
+        index = {student: i for i, student in enumerate(self.students)}
+        matrix = np.zeros((len(index), len(index)))
+        for pair in self.pairs:
+            matrix[index[pair.first], index[pair.second]] = matrix[index[pair.second], index[pair.first]] = \
+                pair.similarity
+        return matrix
 
     @property
     def listed(self) -> list[Pair]:
@@ -151,19 +160,21 @@ def hashes(answers: Answers, kind: str) -> set[int]:
 
 
 def reference_answers(assignment: str) -> list[Answers]:
-    """What everyone may share: the release's notebook (given code, stubs) and the instructor's solution."""
+    """What everyone may share: every cell of the release's notebook (given code and prose, the answer cells'
+    stubs) and the instructor's solution."""
     release = nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4)
     source = nbformat.read(paths.source_notebook(assignment), as_version=4)
     given = Answers({f"given-{i}": c.source for i, c in enumerate(release.cells) if c.cell_type == "code"},
                     {f"given-{i}": c.source for i, c in enumerate(release.cells) if c.cell_type == "markdown"})
-    return [given, answers_of(release), answers_of(source)]
+    return [given, answers_of(source)]
 
 
-def shared_fingerprints(assignment: str, answers: dict[str, Answers], kind: str) -> tuple[np.ndarray, np.ndarray]:
+def shared_fingerprints(answers: dict[str, Answers], everyone: list[Answers],
+                        kind: str) -> tuple[np.ndarray, np.ndarray]:
     """For the students of `answers` (sorted), in answers of `kind`: ((N, N) fingerprints each pair has in common,
-    (N,) fingerprints of each), leaving out what everyone may share and what most of the class has."""
+    (N,) fingerprints of each), leaving out what everyone may share (`everyone`'s) and what most of the class has."""
     students = sorted(answers)
-    shared_by_everyone = set().union(*(hashes(a, kind) for a in reference_answers(assignment)))
+    shared_by_everyone = set().union(*(hashes(a, kind) for a in everyone))
     found = [hashes(answers[s], kind) - shared_by_everyone for s in students]
     if len(students) >= COMMON_MIN_STUDENTS:
         counts: dict[int, int] = {}
@@ -182,10 +193,9 @@ def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
     result = Similarity(assignment, answers)
     students = result.students
     if len(students) < 2:  # nothing to compare
-        result.matrix = np.zeros((len(students), len(students)))
         return result
-    common = {kind: shared_fingerprints(assignment, answers, kind) for kind in ("code", "text")}
-    result.matrix = np.zeros((len(students), len(students)))
+    everyone = reference_answers(assignment)
+    common = {kind: shared_fingerprints(answers, everyone, kind) for kind in ("code", "text")}
     for i in range(len(students)):
         for j in range(i + 1, len(students)):
             shares, counts = {}, {}
@@ -196,7 +206,6 @@ def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
                 kinds = tuple(kind for kind, (_, sizes) in common.items() if sizes[i] and sizes[j])
                 pair = Pair(students[i], students[j], shares["code"], shares["text"], counts, kinds)
                 result.pairs.append(pair)
-                result.matrix[i, j] = result.matrix[j, i] = pair.similarity
     result.pairs.sort(key=lambda p: (-p.similarity, -p.evidence, p.first, p.second))
     return result
 
