@@ -3,11 +3,11 @@ copies disguised the way students disguise them.
 
 An independent student answers each code cell with the instructor's solution or one of the course's correct
 alternatives (corpus.py, every set), at random, in a style of their own (two of the disguises below, at random:
-students who start from the same idea still write it differently), and writes their own written answers
-(sentences drawn from a vocabulary, so two students' prose share words, not passages). A planted copy takes another student's answers
-and disguises each code cell with several of DISGUISES: variables renamed, functions reordered, comments and
-docstrings rewritten, blank lines and dead code added, a helper extracted, a loop turned into a comprehension;
-its written answers keep the original's sentences with a few words changed.
+students who start from the same idea still write it differently), and writes their own written answers (sentences
+drawn from a vocabulary, so two students' prose share words, not passages). A planted copy takes another student's
+answers and disguises each code cell with several of DISGUISES: variables renamed, functions reordered, comments and
+docstrings rewritten, blank lines and dead code added, a helper extracted, a loop turned into a comprehension; its
+written answers keep the original's sentences with a few words changed.
 """
 
 from __future__ import annotations

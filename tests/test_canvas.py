@@ -46,7 +46,8 @@ def test_a_graded_student_the_roster_lacks_is_returned_never_dropped_silently(wr
 
 def test_two_students_claiming_one_row_leave_the_second_reported():
     rows = [{"ID": "1", "SIS Login ID": "sam@example.edu"}]
-    assert canvas.match(rows, {"sam", "sam2"}, {"sam": "sam@example.edu", "sam2": "SAM@example.edu"}) == ({"sam": 0}, ["sam2"])
+    emails = {"sam": "sam@example.edu", "sam2": "SAM@example.edu"}
+    assert canvas.match(rows, {"sam", "sam2"}, emails) == ({"sam": 0}, ["sam2"])
 
 
 def test_a_file_that_is_not_a_canvas_export_is_refused_with_how_to_get_one(tmp_path):

@@ -36,7 +36,8 @@ def checks(on_fixture, *args: str) -> subprocess.CompletedProcess:
                           cwd=paths.ROOT, env=course_env(on_fixture), capture_output=True, text=True, timeout=300)
 
 
-def test_each_check_is_an_item_that_passes_or_fails_with_the_judges_message_points_and_named_mistake(on_fixture, partial):
+def test_each_check_is_an_item_that_passes_or_fails_with_the_judges_message_points_and_named_mistake(on_fixture,
+                                                                                                    partial):
     result = checks(on_fixture, "--submission", str(partial), "-v")
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]
     for check_id in checks_for(ASSIGNMENT):
@@ -72,7 +73,8 @@ def test_checks_named_without_a_submission_say_what_to_give(on_fixture):
 
 def test_a_submission_that_cannot_be_graded_says_why(on_fixture, tmp_path):
     result = checks(on_fixture, "--submission", str(tmp_path))
-    assert result.returncode != 0 and f"no notebook named {ASSIGNMENT}.ipynb was submitted" in result.stdout + result.stderr
+    shown = result.stdout + result.stderr
+    assert result.returncode != 0 and f"no notebook named {ASSIGNMENT}.ipynb was submitted" in shown
     assert "passed" not in result.stdout and "failed" not in result.stdout, "no check ran"
 
 

@@ -58,7 +58,8 @@ class Container:
         for entry in sorted(Path("/").iterdir()):
             if entry.name in ("dev", "proc"):
                 continue
-            args += ["--symlink", os.readlink(entry), str(entry)] if entry.is_symlink() else ["--bind", str(entry), str(entry)]
+            args += (["--symlink", os.readlink(entry), str(entry)] if entry.is_symlink()
+                     else ["--bind", str(entry), str(entry)])
         args += ["--bind", str(self.autograder), "/autograder", "--ro-bind", sys.prefix, "/autograder/venv"]
         plain = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.box / "home"),
                  "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", **(env or {})}

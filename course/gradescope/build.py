@@ -35,8 +35,9 @@ def environment(settings: Settings) -> str:
     variables = {**paths.course_environment(source, source / "build"), "PYTHONPATH": str(source),
                  "PYTHONDONTWRITEBYTECODE": "1", **settings.limits}
     lines = [f"export {name}={shlex.quote(value)}" for name, value in variables.items()]
+    timeout = limits.step_timeout() + TIME_MARGIN_S
     lines += [f'export PATH={AUTOGRADER / "venv" / "bin"}:"$PATH"',
-              f'export COURSE_GRADESCOPE_TIMEOUT="${{COURSE_GRADESCOPE_TIMEOUT:-{limits.step_timeout() + TIME_MARGIN_S}}}"']
+              f'export COURSE_GRADESCOPE_TIMEOUT="${{COURSE_GRADESCOPE_TIMEOUT:-{timeout}}}"']
     return "# Written by course.gradescope.build: sourced by setup.sh and run_autograder.\n" + "\n".join(lines) + "\n"
 
 

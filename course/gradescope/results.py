@@ -1,10 +1,10 @@
 """A graded submission's record, as Gradescope's results.json.
 
-Plain data in, plain data out. One test per graded check (its points, the judge's message, and in extra_data the mistake it names),
-one per visible test cell of the notebook (no points: did it pass when the grader ran the notebook?), and one per
-written answer, listed as graded by hand. The top-level output gives the status, the flags and the messages of
-the record; the student's own printed output (stdout) stays hidden. Nothing here shows a hidden input or a
-reference value: the judge's messages never hold one.
+Plain data in, plain data out. One test per graded check (its points, the judge's message, and in extra_data the
+mistake it names), one per visible test cell of the notebook (no points: did it pass when the grader ran the
+notebook?), and one per written answer, listed as graded by hand. The top-level output gives the status, the flags
+and the messages of the record; the student's own printed output (stdout) stays hidden. Nothing here shows a hidden
+input or a reference value: the judge's messages never hold one.
 """
 
 from __future__ import annotations

@@ -178,7 +178,8 @@ class ChecksFile(pytest.File):
     def collect(self) -> Iterator[CheckItem]:
         assignment = self.path.parent.name
         if paths.assignment_dir(assignment).resolve() != self.path.parent.resolve():
-            raise pytest.UsageError(f"{self.path} is not a checks.py of the course's assignments ({paths.ASSIGNMENTS_DIR}; "
+            raise pytest.UsageError(f"{self.path} is not a checks.py of the course's assignments "
+                                    f"({paths.ASSIGNMENTS_DIR}; "
                                     "COURSE_ASSIGNMENTS_DIR sets it)")
         self.plugin.data_for(assignment)  # once, before any item: a submission that cannot be probed stops the run
         points, _ = grade_cells(assignment)
@@ -224,7 +225,8 @@ class Checks:
             terminalreporter.write_line(f"- {message}")
         for judged in self.judged.values():
             mistake = f"  [{judged['mistake']}]" if judged["mistake"] else ""
-            terminalreporter.write_line(f"{judged['points']:>3} / {judged['max_points']:<3} {judged['check_id']}{mistake}")
+            terminalreporter.write_line(f"{judged['points']:>3} / {judged['max_points']:<3} "
+                                        f"{judged['check_id']}{mistake}")
         terminalreporter.write_line(f"{got} / {possible} points for the checks run")
 
 
@@ -269,7 +271,8 @@ def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict
     checks_file = paths.assignment_dir(assignment) / "checks.py"
     with _without("PYTEST_ADDOPTS"):
         code = pytest.main([str(checks_file), "-c", os.devnull, "--rootdir", str(checks_file.parent), "--capture=no",
-                            "--noconftest", *(arg for name in QUIET_RUN for arg in ("-p", f"no:{name}"))], plugins=[plugin])
+                            "--noconftest", *(arg for name in QUIET_RUN for arg in ("-p", f"no:{name}"))],
+                           plugins=[plugin])
     if missing := [check_id for check_id in checks_for(assignment) if check_id not in plugin.judged]:
         raise RuntimeError(f"pytest (exit {code}) judged no verdict for {', '.join(missing)} of {checks_file}")
     return {check_id: plugin.judged[check_id] for check_id in checks_for(assignment)}

@@ -11,8 +11,9 @@ For a pair, in code and in text, the share of each student's fingerprints that t
 counts (a copy padded with dead code keeps the original's share high), and the pair's similarity is its mean over
 the kinds both students wrote (alike in code and in prose is stronger evidence than either). A pair is listed for
 review at THRESHOLD or above, with at least MIN_SHARED fingerprints in common (a few lines alike are no evidence);
-pairs that share students form clusters. The matching regions of a listed pair's code come from copydetect's comparison of the two
-answers (highlighted side by side in the report).
+pairs that share students form clusters. The matching regions of a listed pair's answers come from copydetect's
+comparison of the two (highlighted side by side in the report). The k-grams are hashed the same way in every
+process (`Fingerprint`), so the same class gets the same figures at every run.
 
 Runs in the driver on the submitted notebooks (read as untrusted files: no student code runs), after grading,
 and changes no grade.
@@ -21,16 +22,16 @@ and changes no grade.
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
-import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import numpy as np
-from copydetect import CodeFingerprint, compare_files
-from copydetect.utils import highlight_overlap
+from copydetect import compare_files
+from copydetect.utils import filter_code, get_token_coverage, highlight_overlap, winnow
 
 from course import paths
 from course.grading import untrusted
@@ -139,11 +140,29 @@ def words(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def fingerprint(source: str, kind: str) -> CodeFingerprint:
-    """copydetect's fingerprint of one answer (code tokenized and normalised; text as words)."""
-    if kind == "code":
-        return CodeFingerprint("answer.py", K, WINDOW, fp=io.StringIO(source))
-    return CodeFingerprint("answer.txt", K, WINDOW, filter=False, fp=io.StringIO(words(source)))
+def stable_hash(kgram: str) -> int:
+    """A k-gram's 64-bit hash, the same in every process."""
+    return int.from_bytes(hashlib.blake2b(kgram.encode(), digest_size=8).digest(), "little", signed=True)
+
+
+class Fingerprint:
+    """One answer's fingerprint, with the attributes copydetect's comparison reads (those of its CodeFingerprint):
+    code tokenized and normalised by copydetect (text as words), k-grams winnowed by copydetect. Unlike its
+    CodeFingerprint, the k-grams are hashed the same way in every process: copydetect hashes them with Python's
+    hash(), which each process seeds anew, so the same class would score differently at every run."""
+
+    def __init__(self, source: str, kind: str):
+        self.k, self.raw_code = K, source if kind == "code" else words(source)
+        self.filtered_code, self.offsets = (filter_code(self.raw_code, "answer.py") if kind == "code"
+                                            else (self.raw_code, np.array([])))
+        kgrams = np.array([stable_hash(self.filtered_code[i:i + K]) for i in range(len(self.filtered_code) - K + 1)],
+                          dtype=np.int64)
+        selected, positions = winnow(kgrams, WINDOW, remove_duplicates=False)
+        self.hashes = set(selected.tolist())
+        self.hash_idx: dict[int, list[int]] = {}
+        for value, position in zip(selected.tolist(), positions.tolist()):
+            self.hash_idx.setdefault(value, []).append(position)
+        self.token_coverage = get_token_coverage(self.hash_idx, K, len(self.filtered_code))
 
 
 def hashes(answers: Answers, kind: str) -> set[int]:
@@ -153,7 +172,7 @@ def hashes(answers: Answers, kind: str) -> set[int]:
     for source in sources.values():
         if source.strip():
             try:
-                found.update(int(h) for h in fingerprint(source, kind).hashes)
+                found.update(Fingerprint(source, kind).hashes)
             except Exception:  # code pygments cannot tokenize contributes nothing
                 continue
     return found
@@ -221,7 +240,7 @@ def side_by_side(first: Answers, second: Answers) -> list[tuple[str, float, floa
             if not (a.strip() and b.strip()):
                 continue
             try:
-                overlap, shares, slices = compare_files(fingerprint(a, kind), fingerprint(b, kind))
+                overlap, shares, slices = compare_files(Fingerprint(a, kind), Fingerprint(b, kind))
             except Exception:  # code pygments cannot tokenize
                 continue
             if overlap:
