@@ -173,7 +173,7 @@ def corpus(assignment: str) -> tuple[tuple[Edit, ...], tuple[Edit, ...]]:
     return sum((s.mutants for s in sets), ()), sum((s.alternatives for s in sets), ())
 
 
-KERNEL_SAMPLE_EVERY = 6  # of each set's mutants, every 6th is graded again on other CPU kernels (tests)
+KERNEL_SAMPLE_EVERY = 10  # of each set's mutants, every 10th is graded again on other CPU kernels (tests)
 
 
 def kernel_sample(assignment: str) -> tuple[Edit, ...]:

@@ -17,6 +17,7 @@ import io
 import os
 import re
 import signal
+import sys
 import warnings
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
@@ -179,9 +180,11 @@ def unnamed_in_text(value, stand_ins: dict[str, str]):
 
 
 def module_tensors(module: ModuleType) -> list:
-    """The tensors a probe module keeps at its top level, alone or in a dict, list or tuple: the probes' inputs."""
-    import torch
-
+    """The tensors a probe module keeps at its top level, alone or in a dict, list or tuple: the probes' inputs.
+    (None where torch was never imported: an assignment without torch is not made to load it, about a second.)"""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
     found = []
     for value in vars(module).values():
         items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
@@ -192,15 +195,13 @@ def module_tensors(module: ModuleType) -> list:
 def restoring_inputs(module: ModuleType, probe: Callable, ns: dict) -> dict:
     """probe(ns), with the module's input tensors put back as they were afterwards: code that changes its arguments
     in place (`logits /= t`) must not change what the next probe, or the next run of this one, is given."""
-    import torch
-
     inputs = module_tensors(module)
     saved = [tensor.clone() for tensor in inputs]
     try:
         return probe(ns)
     finally:
         for tensor, value in zip(inputs, saved):
-            if tensor.shape != value.shape or not torch.equal(tensor, value):
+            if tensor.shape != value.shape or not tensor.equal(value):
                 tensor.data = value  # the same object again holds the saved values (expanded tensors included)
 
 

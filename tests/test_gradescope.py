@@ -31,7 +31,7 @@ from course.samples import sample_notebook
 from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
 
 SCHEMA = json.loads((paths.ROOT / "course" / "gradescope" / "results.schema.json").read_text())
-LIMITS = {"COURSE_CELL_TIMEOUT": "10", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
+LIMITS = {"COURSE_CELL_TIMEOUT": "5", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
 REAL_ASSIGNMENT = "pretrained_attention"  # the real assignment whose perfect submission is graded too
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("bwrap"),
                                 reason="the container of Gradescope's layout is made with bubblewrap, as root")

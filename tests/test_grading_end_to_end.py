@@ -37,7 +37,7 @@ from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
 
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
-LIMITS = {"COURSE_CELL_TIMEOUT": "10", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
+LIMITS = {"COURSE_CELL_TIMEOUT": "5", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
           "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "3"}
 
 

