@@ -34,7 +34,8 @@ venv: $(STAMP) ## install pinned requirements into .venv
 $(STAMP): requirements.txt
 	rm -rf $(VENV)
 	$(BASE_PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+	$(VENV)/bin/pip check --disable-pip-version-check  # requirements.txt pins every dependency: fail if one is missing
 	$(PY) -c "import torch, nbgrader"  # fail here if the install did not work
 	touch $@
 

@@ -9,8 +9,10 @@ if ! command -v bwrap >/dev/null || ! python3 -c "import ensurepip, venv" 2>/dev
 fi
 VENV=/autograder/venv
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-# Every version pinned; torch's CPU build from PyTorch's index (PyPI's would pull a multi-GB CUDA build).
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt \
+# requirements.txt pins every package, dependencies included: installed as it is (--no-deps, no resolving), then
+# checked whole. torch's CPU build comes from PyTorch's index (PyPI's would pull a multi-GB CUDA build).
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.txt \
   --extra-index-url https://download.pytorch.org/whl/cpu
+"$VENV/bin/python" -m pip check --disable-pip-version-check
 source ./environment.sh
 python -m course.release "$(python -c 'import json; print(json.load(open("gradescope.json"))["assignment"])')"
