@@ -181,7 +181,8 @@ def unnamed_in_text(value, stand_ins: dict[str, str]):
 
 def module_tensors(module: ModuleType) -> list:
     """The tensors a probe module keeps at its top level, alone or in a dict, list or tuple: the probes' inputs.
-    (None where torch was never imported: an assignment without torch is not made to load it, about a second.)"""
+    (An empty list where torch was never imported: no tensor exists then, and an assignment without torch is not
+    made to load it, about a second.)"""
     torch = sys.modules.get("torch")
     if torch is None:
         return []
