@@ -16,6 +16,7 @@ named mistake's advice; they never show reference values.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -270,10 +271,33 @@ def evidence_for(assignment: str) -> dict[str, Evidence]:
     return getattr(part(assignment, "checks"), "EVIDENCE", {})
 
 
+# Evidence already derived, by assignment, check and the digest of the outputs it was derived from. An evidence
+# function is a function of the outputs alone, so equal outputs give equal evidence: the fast path's corpus
+# (course.grader_accuracy) judges hundreds of notebooks in one process, most of them with the solution's outputs
+# for any one check, and a design's evidence replays every sequence of its task. (A judge process judges one
+# submission; there it is derived once, as before.)
+DERIVED: dict[tuple[str, str, bytes], dict[str, np.ndarray]] = {}
+
+
+def outputs_digest(outputs: dict[str, np.ndarray]) -> bytes:
+    """A digest of a probe's outputs: each key, with its array's dtype, shape and bytes."""
+    digest = hashlib.sha256()
+    for key in sorted(outputs):
+        value = np.asarray(outputs[key])
+        digest.update(f"{key}\0{value.dtype.str}\0{value.shape}\0".encode())
+        digest.update(value.tobytes() if value.dtype.kind != "O" else repr(value.tolist()).encode())
+    return digest.digest()
+
+
 def with_evidence(assignment: str, check_id: str, outputs: dict[str, np.ndarray] | None) -> dict | None:
     """`outputs` and what the check's evidence function derives from them."""
     derive = evidence_for(assignment).get(check_id)
-    return outputs if derive is None or outputs is None else {**outputs, **derive(outputs)}
+    if derive is None or outputs is None:
+        return outputs
+    key = (assignment, check_id, outputs_digest(outputs))
+    if key not in DERIVED:
+        DERIVED[key] = derive(outputs)
+    return {**outputs, **DERIVED[key]}
 
 
 @cache

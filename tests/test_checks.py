@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course.checks import Check, Clue, Diagnosis, Expect, judge, unknown_names
+from course import checks
+from course.checks import Check, Clue, Diagnosis, Expect, judge, unknown_names, with_evidence
 from course.grading.check_items import runs_differ
 from course.probes import run_probes
 
@@ -98,6 +99,24 @@ def test_an_output_that_was_not_recorded_is_no_evidence_for_a_diagnosis():
 def test_a_clue_costs_nothing():
     reference = {key: np.ones(2) for key in "xyz"}
     assert judge(DIAGNOSED, {"x": np.ones(2), "y": np.ones(2), "z": np.zeros(2)}, None, reference, MISTAKES).passed
+
+
+def test_evidence_is_derived_once_for_equal_outputs_and_again_for_any_other(monkeypatch):
+    derived = []
+
+    def evidence(outputs):
+        derived.append(outputs)
+        return {"doubled": outputs["x"] * 2}
+
+    monkeypatch.setattr(checks, "evidence_for", lambda assignment: {"demo": evidence})
+    monkeypatch.setattr(checks, "DERIVED", {})
+    first = with_evidence("any", "demo", {"x": np.arange(3.0)})
+    again = with_evidence("any", "demo", {"x": np.arange(3.0)})
+    assert len(derived) == 1 and np.array_equal(again["doubled"], [0.0, 2.0, 4.0]) and again is not first
+    for other in ({"x": np.arange(3.0) + 1}, {"x": np.arange(3)}, {"x": np.arange(3.0).reshape(3, 1)},
+                  {"x": np.arange(3.0), "y": np.zeros(1)}):
+        assert np.array_equal(with_evidence("any", "demo", other)["doubled"], other["x"] * 2)
+    assert len(derived) == 5, "values, dtype, shape and keys each tell outputs apart"
 
 
 def test_a_check_naming_a_mistake_or_output_it_does_not_have_is_an_authoring_error():
