@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -151,8 +152,15 @@ def evaluate(assignment: str, edit: Edit) -> Outcome:
     return Outcome(assignment, edit, failed_checks(assignment, apply_edits(sample_notebook(assignment, "perfect"), [edit])))
 
 
+def fast_path_pool() -> ProcessPoolExecutor:
+    """The processes that judge notebooks on the fast path: COURSE_FAST_PATH_PROCESSES of them, 2 by default (the
+    machines' two cores). Each builds what the probes cache (models, a trained check) once, on its first notebook;
+    `make test` gives each of its workers one process, as each worker already has a core of its own."""
+    return ProcessPoolExecutor(max_workers=int(os.environ.get("COURSE_FAST_PATH_PROCESSES", "2")))
+
+
 def evaluate_all(assignment: str, edits) -> list[Outcome]:
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    with fast_path_pool() as pool:
         return list(pool.map(evaluate, [assignment] * len(edits), edits))
 
 

@@ -16,11 +16,14 @@ from helpers import CHROMEDRIVER, CHROMIUM, course_env, paths_of, released_cours
 def pytest_configure(config) -> None:
     """With one test worker per core (`make test` runs pytest-xdist), each worker's own torch computes on one thread:
     two workers whose OpenMP threads each want both cores spin against each other and run many times slower. (The
-    processes tests start set their own threads, as grading does.)"""
+    processes tests start set their own threads, as grading does.) For the same reason each worker judges the fast
+    path's notebooks in one process of its own, not two (course.grader_accuracy.fast_path_pool): a second would
+    only compete for the worker's core, and build the probes' models and trained checks a second time."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         import torch
 
         torch.set_num_threads(1)
+        os.environ["COURSE_FAST_PATH_PROCESSES"] = "1"
 
 
 ASSIGNMENTS = assignments()

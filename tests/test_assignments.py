@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import jupytext
@@ -26,7 +25,8 @@ import pytest
 from course import paths
 from course.build_source import shipped_files
 from course.checks import checks_for, grade_cells as points_of, mistakes_for
-from course.grader_accuracy import acceptable, checks_of_cell, corpora, corpus, failed_checks, kernel_sample, report
+from course.grader_accuracy import (acceptable, checks_of_cell, corpora, corpus, failed_checks, fast_path_pool,
+                                     kernel_sample, report)
 from course.notebook_format import check_cell_source
 from course.parts import part
 from course.probes import load_visible_probes
@@ -211,7 +211,7 @@ def test_nothing_the_release_ships_earns_points_when_pasted_into_the_answer_cell
     definitions = shipped_definitions(assignment)
     assert len(definitions) >= 5
     notebooks = [every_answer_cell_filled(assignment, source, name) for name, source in definitions.values()]
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    with fast_path_pool() as pool:
         earned = dict(zip(definitions, pool.map(points_earned, [assignment] * len(notebooks), notebooks)))
     assert not {label: points for label, points in earned.items() if points}, "shipped code that earns points"
 
