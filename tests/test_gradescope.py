@@ -4,8 +4,10 @@
 layout (bubblewrap: this machine's files, with /autograder/source, /autograder/submission and /autograder/results
 really at those paths, no network, and the repository's venv read-only at /autograder/venv, so setup.sh must find
 everything it needs installed). setup.sh runs once, then run_autograder for each upload: each results.json
-validates against the JSON Schema written from Gradescope's documentation, and its points are the nbgrader path's
-for the same notebook (the same samples graded by the course's batch, and the bad submissions' known outcomes).
+validates against the JSON Schema written from Gradescope's documentation, and its points, messages and named
+mistakes are the judge's for the same notebook on the fast path (course.grader_accuracy.failed_checks, which the
+course's batch agrees with: tests/test_grading_end_to_end.py grades the same samples), or the bad submissions'
+known outcomes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import pytest
 
 from bad_submissions import CASES
 from course import paths
-from course.checks import checks_for
+from course.checks import checks_for, grade_cells
+from course.grader_accuracy import failed_checks
 from course.grading.grade_one import grading_env
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
@@ -89,23 +92,35 @@ def built_zip(env: dict, assignment: str) -> Path:
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Iterator[dict]:
-    """The fixture assignment released in a scratch course, its three samples graded there by the course's batch
-    (the nbgrader path), and its autograder set up in a container."""
+    """The fixture assignment released in a scratch course with its three samples handed in, and its autograder
+    set up in a container; "graded" keeps the results of each sample's first upload."""
     root = tmp_path_factory.mktemp("course")
     env = {**course_env(root), **LIMITS}
     released_course(root, env)
     run([sys.executable, "-m", "course.samples"], env)
-    run([sys.executable, "-m", "course.grading.batch"], env)
     autograder_zip = built_zip(env, ASSIGNMENT)
     container = Container(tmp_path_factory.mktemp("gradescope"), autograder_zip)
     container.setup()
     with paths_of(root):
-        yield {"root": root, "env": env, "zip": autograder_zip, "container": container}
+        yield {"root": root, "env": env, "zip": autograder_zip, "container": container, "graded": {}}
 
 
-def nbgrader_path_points(root: Path, student: str) -> float:
-    record = json.loads((root / "build" / "results" / ASSIGNMENT / f"{student}.json").read_text())
-    return sum(record["gradebook"].values())
+def judged(root: Path, sample: str) -> dict[str, dict]:
+    """The judge's result of each check the handed-in sample fails, on the fast path."""
+    return failed_checks(ASSIGNMENT, nbformat.read(root / "submitted" / sample / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                                                   as_version=4))
+
+
+def judged_points(root: Path, sample: str) -> int:
+    auto, _ = grade_cells(ASSIGNMENT)
+    return sum(points for check_id, points in auto.items() if check_id not in judged(root, sample))
+
+
+def graded(course: dict, sample: str) -> dict:
+    """The results of the sample's upload, graded once per module."""
+    if sample not in course["graded"]:
+        course["graded"][sample] = course["container"].grade(upload(course["root"], sample))
+    return course["graded"][sample]
 
 
 def upload(root: Path, sample: str, name: str | None = None, log: bool = True) -> Callable[[Path], None]:
@@ -142,9 +157,9 @@ def test_the_same_files_build_the_same_zip_byte_for_byte(course):
 
 
 @pytest.mark.parametrize("sample", ["perfect", "blank", "partial"])
-def test_a_sample_gets_the_nbgrader_paths_points_with_one_test_per_check_and_per_written_answer(course, sample):
-    results = course["container"].grade(upload(course["root"], sample))
-    assert results["score"] == nbgrader_path_points(course["root"], sample)
+def test_a_sample_gets_the_judges_points_with_one_test_per_check_and_per_written_answer(course, sample):
+    results = graded(course, sample)
+    assert results["score"] == judged_points(course["root"], sample)
     checks = checks_of(results)
     assert set(checks) == set(checks_for(ASSIGNMENT))
     assert sum(test["score"] for test in checks.values()) == results["score"]
@@ -158,8 +173,7 @@ def test_a_sample_gets_the_nbgrader_paths_points_with_one_test_per_check_and_per
     if sample == "perfect":
         assert all(test["status"] == "passed" for test in visible + list(checks.values()))
     if sample == "partial":  # the judge's message, and the mistake it names
-        record = json.loads((course["root"] / "build" / "results" / ASSIGNMENT / "partial.json").read_text())
-        failed = {c: v for c, v in record["judge"].items() if not v["passed"]}
+        failed = judged(course["root"], "partial")
         assert failed and {c for c, t in checks.items() if t["status"] == "failed"} == set(failed)
         for check_id, verdict in failed.items():
             assert checks[check_id]["output"] == verdict["message"]
@@ -168,14 +182,14 @@ def test_a_sample_gets_the_nbgrader_paths_points_with_one_test_per_check_and_per
 
 
 def test_a_resubmission_of_the_same_notebook_gets_the_same_results(course):
-    first, second = (course["container"].grade(upload(course["root"], "partial")) for _ in range(2))
+    first, second = dict(graded(course, "partial")), course["container"].grade(upload(course["root"], "partial"))
     first.pop("execution_time"), second.pop("execution_time")
     assert first == second
 
 
 def test_a_notebook_uploaded_under_another_name_without_its_log_is_graded_and_the_student_told(course):
     results = course["container"].grade(upload(course["root"], "perfect", name="my_homework.ipynb", log=False))
-    assert results["score"] == nbgrader_path_points(course["root"], "perfect")
+    assert results["score"] == judged_points(course["root"], "perfect")
     assert f"my_homework.ipynb was graded as {ASSIGNMENT}.ipynb" in results["output"]
     assert "log-missing" in results["output"]
 
@@ -196,7 +210,7 @@ def test_a_bad_submission_gets_its_status_points_and_message(course, case):
 
 def test_a_container_that_forbids_the_sandbox_still_grades_and_every_result_says_so(course):
     results = course["container"].grade(upload(course["root"], "perfect"), namespaces=False)
-    assert results["score"] == nbgrader_path_points(course["root"], "perfect")
+    assert results["score"] == judged_points(course["root"], "perfect")
     assert "cannot run the grader's sandbox" in results["output"] and "not-sandboxed" in results["output"]
 
 
