@@ -59,3 +59,7 @@ def test_the_solution_gets_full_marks_in_the_judge_and_the_gradebook(tmp_path, a
     assert (record["points"], record["status"], record["flags"]) == (auto, "ok", [])
     assert record["gradebook"] == record["points"], "the gradebook shows the judge's"
     assert (tmp_path / "feedback" / "perfect" / assignment / "feedback.md").exists()
+    graded = nbformat.read(tmp_path / "autograded" / "perfect" / assignment / f"{assignment}.ipynb", as_version=4)
+    errors = {cell.id: output["ename"] for cell in graded.cells if cell.cell_type == "code"
+              for output in cell.outputs if output["output_type"] == "error"}
+    assert errors == {}, "every cell of the solution runs in nbgrader's sandboxed kernel, training included"
