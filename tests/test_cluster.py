@@ -24,7 +24,7 @@ from nbgrader.api import Gradebook
 from bad_submissions import NOTEBOOK, solution_with, write_link_to_solution
 from course import paths
 from course.grading.task import TASK_PREFIX, alive, remove_stale_folders, task_folder_prefix
-from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
 CLASS = ("perfect", "blank", "partial", "linker")
 LIMITS = {"COURSE_CELL_TIMEOUT": "20", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
@@ -70,11 +70,11 @@ def graded_class(root: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Iterator[dict]:
+def course(tmp_path_factory, fixture_release) -> Iterator[dict]:
     """The class, graded by the local batch: its root, env and what grading left."""
     root = tmp_path_factory.mktemp("cluster_course")
     env = {**course_env(root), **LIMITS}
-    released_course(root, env)
+    copy_of_release(fixture_release, root)
     run([sys.executable, "-m", "course.samples"], env)
     with paths_of(root):
         write_link_to_solution(root / "submitted" / "linker" / ASSIGNMENT)

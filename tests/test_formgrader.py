@@ -22,7 +22,7 @@ import pytest
 
 from bad_submissions import FULL, cell, hand_in, solution
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, course_env, needs_browser, paths_of, released_course, run
+from helpers import ASSIGNMENT, copy_of_release, course_env, needs_browser, paths_of, run
 
 pytestmark = needs_browser
 TAMPERING = ("import numpy as np\n"
@@ -45,11 +45,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[dict]:
+def server(tmp_path_factory, fixture_release) -> Iterator[dict]:
     """A graded class of two (perfect, tamperer) served by formgrader; yields its url, env and paths."""
     root = tmp_path_factory.mktemp("formgrader_course")
     env = course_env(root)
-    released_course(root, env)
+    copy_of_release(fixture_release, root)
     with paths_of(root):
         hand_in(root / "submitted" / "perfect" / ASSIGNMENT, solution())
         write_tamperer(root / "submitted" / "tamperer" / ASSIGNMENT)

@@ -31,7 +31,7 @@ from course.checks import checks_for, grade_cells
 from course.grader_accuracy import failed_checks
 from course.grading.grade_one import grading_env
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
 SCHEMA = json.loads((paths.ROOT / "course" / "gradescope" / "results.schema.json").read_text())
 LIMITS = {"COURSE_CELL_TIMEOUT": "5", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
@@ -91,12 +91,12 @@ def built_zip(env: dict, assignment: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Iterator[dict]:
+def course(tmp_path_factory, fixture_release) -> Iterator[dict]:
     """The fixture assignment released in a scratch course with its three samples handed in, and its autograder
     set up in a container; "graded" keeps the results of each sample's first upload."""
     root = tmp_path_factory.mktemp("course")
     env = {**course_env(root), **LIMITS}
-    released_course(root, env)
+    copy_of_release(fixture_release, root)
     run([sys.executable, "-m", "course.samples"], env)
     autograder_zip = built_zip(env, ASSIGNMENT)
     container = Container(tmp_path_factory.mktemp("gradescope"), autograder_zip)

@@ -33,7 +33,7 @@ from course.grading.nbgrader_hooks import REFUSAL
 from course.grading.untrusted import escaped
 from course.parts import part
 from course.samples import apply_edits, sample_notebook
-from helpers import ASSIGNMENT, course_env, paths_of, released_course, run
+from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
@@ -42,13 +42,13 @@ LIMITS = {"COURSE_CELL_TIMEOUT": "5", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOT
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Iterator[dict]:
+def course(tmp_path_factory, fixture_release) -> Iterator[dict]:
     """Release, samples and grades of a fresh course directory; returns its paths, env and records."""
     root = tmp_path_factory.mktemp("course")
     env = {**course_env(root), **LIMITS, **SECRET_VARIABLES}
     for name in limits.THREAD_VARIABLES:  # set by the batch only while it grades several submissions at once
         env.pop(name, None)
-    released_course(root, env)
+    copy_of_release(fixture_release, root)
     run([sys.executable, "-m", "course.samples"], env)
     with paths_of(root):
         write_alternatives_student(root / "submitted" / "alternatives" / ASSIGNMENT)
