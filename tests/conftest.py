@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from course.paths import assignments
-from helpers import CHROMEDRIVER, CHROMIUM, course_env, paths_of, released_course
+from helpers import chromium, course_env, paths_of, released_course
 
 
 def pytest_configure(config) -> None:
@@ -93,16 +93,6 @@ def on_fixture(fixture_release) -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     """A headless Chromium (selenium's WebDriver); tests that use it are marked `needs_browser`."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(20)
-    try:
+    with chromium() as driver:
+        driver.implicitly_wait(20)
         yield driver
-    finally:
-        driver.quit()

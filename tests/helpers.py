@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,9 +27,30 @@ from course.reference import solution_outputs
 
 __all__ = ["ASSIGNMENT", "FIXTURE_ASSIGNMENTS"]  # the machinery's tests grade the fixture assignment
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")  # the `browser` fixture's (conftest)
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")  # helpers.chromium
 needs_browser = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
                                    reason="Chromium and chromedriver are not installed (make browser-tools)")
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """A headless Chromium driven by selenium (its WebDriver), for tests marked `needs_browser`. Its temporary
+    files (its profile, its singleton socket, which it leaves behind when it quits) go to a folder of its own,
+    removed after it quits."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(argument)
+    with tempfile.TemporaryDirectory(prefix="chromium-") as temporary:
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER, env={**os.environ, "TMPDIR": temporary}),
+                                  options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 def nbgrader(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

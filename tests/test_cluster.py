@@ -23,7 +23,8 @@ from nbgrader.api import Gradebook
 
 from bad_submissions import NOTEBOOK, solution_with, write_link_to_solution
 from course import paths
-from course.grading.task import TASK_PREFIX, alive, remove_stale_folders, task_folder_prefix
+from course.grading.sandbox import alive
+from course.grading.task import TASK_PREFIX, remove_stale_folders, task_folder_prefix
 from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
 CLASS = ("perfect", "blank", "partial", "linker")

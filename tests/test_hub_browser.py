@@ -21,8 +21,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -31,7 +29,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from course import paths
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, CHROMEDRIVER, CHROMIUM, needs_browser, paths_of
+from helpers import ASSIGNMENT, chromium, needs_browser, paths_of
 from hub_course import NEEDS_HUB, Hub, course_hub
 
 PREFIX = "crsweb-"  # never a real course's accounts, nor test_hub's
@@ -161,19 +159,12 @@ class Page:
 @contextlib.contextmanager
 def browser(hub: Hub, user: str) -> Iterator[Page]:
     """A new headless Chromium logged in to the hub as `user` (it may paste: the clipboard is allowed)."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": hub.url, "permissions": [
-        "clipboardReadWrite", "clipboardSanitizedWrite"]})
-    try:
+    with chromium() as driver:
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": hub.url, "permissions": [
+            "clipboardReadWrite", "clipboardSanitizedWrite"]})
         page = Page(driver, hub, user)
         page.login()
         yield page
-    finally:
-        driver.quit()
 
 
 def formgrader_row(page: Page):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -126,3 +129,15 @@ def test_sys_exit_in_a_cell_only_stops_that_cell(tmp_path):
     assert outcome.code == 0
     report = json.loads((jail / probe.REPORT).read_text())
     assert report["cell_errors"]["student-cell"] == "SystemExit: bye"
+
+
+def test_the_socket_folder_of_a_grading_that_is_gone_is_removed_by_the_next_and_a_live_ones_stays():
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale, live = (Path(tempfile.mkdtemp(prefix=f"{sandbox.SOCKETS_PREFIX}{pid}-", dir="/tmp"))
+                   for pid in (gone.pid, os.getpid()))
+    try:
+        assert stale in sandbox.remove_stale_socket_folders()
+        assert not stale.exists() and live.exists()
+    finally:
+        shutil.rmtree(live)

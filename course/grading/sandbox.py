@@ -207,6 +207,32 @@ def jail(cmd: list[str], *, workdir: Path, workdir_source: Path | None = None, w
     return args + cmd
 
 
+SOCKETS_PREFIX = "ck-"  # /tmp/ck-<pid of the grading>-...: a jailed kernel's sockets
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` exists on this machine (another user's too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_socket_folders() -> list[Path]:
+    """Remove the socket folders of gradings that are gone (one killed mid-run leaves its folder: a kernel_jail's
+    caller removes it only when nbgrader returns); those of live gradings stay. Returns the removed."""
+    removed = []
+    for folder in Path("/tmp").glob(f"{SOCKETS_PREFIX}*-*"):
+        pid = folder.name.removeprefix(SOCKETS_PREFIX).split("-")[0]
+        if pid.isdigit() and not alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path) -> tuple[list[str], dict[str, str], Path]:
     """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
 
@@ -221,7 +247,8 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path) -> tuple[lis
     import json
     import tempfile
 
-    sockets = Path(tempfile.mkdtemp(prefix="ck-", dir="/tmp"))
+    remove_stale_socket_folders()
+    sockets = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-", dir="/tmp"))
     kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
               f"--IPKernelApp.exec_lines={FORBID_FORK}"]
     argv = jail(kernel, workdir=workdir, workdir_source=scratch, writable=[sockets])

@@ -118,16 +118,6 @@ def task_folder_prefix(pid: int | None = None) -> str:
     return f"{TASK_PREFIX}{socket.gethostname()}-{pid or os.getpid()}-"
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
 def remove_stale_folders() -> list[Path]:
     """Remove the task folders of this machine's processes that are gone (a worker killed mid-task leaves its
     folder: the course directory of the submission it graded); those of live processes stay. Returns the removed."""
@@ -135,7 +125,7 @@ def remove_stale_folders() -> list[Path]:
     removed = []
     for folder in Path(tempfile.gettempdir()).glob(f"{TASK_PREFIX}*"):
         found = mine.match(folder.name)
-        if found and not alive(int(found.group(1))):
+        if found and not sandbox.alive(int(found.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
