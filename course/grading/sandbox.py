@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -221,16 +222,22 @@ def alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_socket_folders() -> list[Path]:
-    """Remove the socket folders of gradings that are gone (one killed mid-run leaves its folder: a kernel_jail's
-    caller removes it only when nbgrader returns); those of live gradings stay. Returns the removed."""
+def remove_folders_of_gone_processes(where: Path, owner: re.Pattern) -> list[Path]:
+    """Remove the folders in `where` whose name `owner` matches, with the pid of the process that made them as
+    its first group, where that process is gone; those of live processes stay. Returns the removed."""
     removed = []
-    for folder in Path("/tmp").glob(f"{SOCKETS_PREFIX}*-*"):
-        pid = folder.name.removeprefix(SOCKETS_PREFIX).split("-")[0]
-        if pid.isdigit() and not alive(int(pid)):
+    for folder in where.iterdir():
+        found = owner.match(folder.name)
+        if found and not alive(int(found.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
+
+
+def remove_stale_socket_folders() -> list[Path]:
+    """Remove the socket folders of gradings that are gone (one killed mid-run leaves its folder: a kernel_jail's
+    caller removes it only when nbgrader returns); those of live gradings stay. Returns the removed."""
+    return remove_folders_of_gone_processes(Path("/tmp"), re.compile(re.escape(SOCKETS_PREFIX) + r"(\d+)-"))
 
 
 def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path) -> tuple[list[str], dict[str, str], Path]:

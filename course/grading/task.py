@@ -122,13 +122,7 @@ def remove_stale_folders() -> list[Path]:
     """Remove the task folders of this machine's processes that are gone (a worker killed mid-task leaves its
     folder: the course directory of the submission it graded); those of live processes stay. Returns the removed."""
     mine = re.compile(re.escape(f"{TASK_PREFIX}{socket.gethostname()}-") + r"(\d+)-")
-    removed = []
-    for folder in Path(tempfile.gettempdir()).glob(f"{TASK_PREFIX}*"):
-        found = mine.match(folder.name)
-        if found and not sandbox.alive(int(found.group(1))):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
+    return sandbox.remove_folders_of_gone_processes(Path(tempfile.gettempdir()), mine)
 
 
 
