@@ -1,12 +1,8 @@
 """nbgrader's command line, started from the course package: `python -m course.grading.nbgrader_cli autograde ...`.
 
-The same application as the venv's `nbgrader` script, but `course` (course/__init__.py) is imported
-before nbgrader, so nbgrader's own processes get the course's import-time savings too: the script
-builds rfc3987_syntax's grammars first, about a second in each run.
-
-Several commands joined by `--then` run one after the other in this one process (grading runs
-autograde, then feedback), sparing a second start of Python and nbgrader; a command that fails
-exits, and the commands after it do not run.
+The same application as the venv's `nbgrader` script, with one addition: several commands joined by
+`--then` run one after the other in this one process (grading runs autograde, then feedback), sparing a
+second start of Python and nbgrader; a command that fails exits, and the commands after it do not run.
 """
 
 from __future__ import annotations
