@@ -52,7 +52,7 @@ SLOWEST_GROUPS = ("tests/test_gradescope.py", "tests/test_grading_end_to_end.py"
                   "tests/test_pipeline.py[causal_language_model]",
                   "tests/test_assignments.py[hand_designed_attention]", "tests/test_hub.py",
                   "assignments/causal_language_model/tests/test_solution.py",
-                  "tests/test_pipeline.py[pretrained_attention]", "tests/test_pipeline.py[hand_designed_attention]",
+                  "tests/test_pipeline.py[hand_designed_attention]",
                   "tests/test_formgrader.py", "tests/test_check_items.py")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
-from course import paths
+from course import checks, paths
 from course.checks import reference_for
 from course.grader_accuracy import Figures, corpora, evaluate_corpora
 from course.grading import limits
@@ -96,6 +97,47 @@ def paths_of(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> Iterator[No
                             ("EXCHANGE", root / "build" / "exchange")):
             patch.setattr(paths, name, value)
         yield
+
+
+# The log a student's last cell writes, from the answers' definitions (their graded pieces), in the submission folder.
+WRITE_LOG = """
+import sys, nbformat
+from pathlib import Path
+from course.probes import execute_program, graded_program
+from submission_log import write_submission_log
+assignment, folder = sys.argv[1], Path(sys.argv[2])
+ns, _ = execute_program(graded_program(assignment, nbformat.read(folder / f"{assignment}.ipynb", as_version=4)), folder)
+write_submission_log(ns, {}, folder / "submission_log.json")
+"""
+
+
+def hand_in_with_log(release: Path, folder: Path, notebook: nbformat.NotebookNode, env: dict) -> None:
+    """`folder`, as a student hands it in: a copy of the release folder `release`, `notebook` as its notebook, and
+    the submission_log.json the notebook's code writes (without running its demonstrations)."""
+    assignment = release.name
+    shutil.copytree(release, folder)
+    nbformat.write(notebook, folder / f"{assignment}.ipynb")
+    run([sys.executable, "-c", WRITE_LOG, assignment, str(folder)], {**env, "PYTHONPATH": f"{folder}:{paths.ROOT}"})
+
+
+# The real assignment whose solution tests/test_gradescope.py grades in Gradescope's container; tests/test_pipeline.py
+# grades the others' through the course's batch. Each real solution is graded once, whole, by the sandboxed path.
+GRADED_IN_GRADESCOPE = "pretrained_attention"
+
+
+def assert_graded_in_full(course: Path, build: Path, assignment: str, student: str) -> None:
+    """The student's grading of `assignment` in the course directory `course` (build area `build`) gave every
+    autograded point, with nothing flagged; nbgrader's gradebook holds the judge's points; nbgrader wrote its feedback;
+    and every cell of the notebook ran without an error in nbgrader's sandboxed kernel, trainings included."""
+    record = json.loads((build / "results" / assignment / f"{student}.json").read_text())
+    auto, _ = checks.grade_cells(assignment)
+    assert (record["points"], record["status"], record["flags"]) == (auto, "ok", []), record
+    assert record["gradebook"] == record["points"], "the gradebook shows the judge's"
+    assert (course / "feedback" / student / assignment / f"{assignment}.html").exists()
+    graded = nbformat.read(course / "autograded" / student / assignment / f"{assignment}.ipynb", as_version=4)
+    errors = {cell.id: output["ename"] for cell in graded.cells if cell.cell_type == "code"
+              for output in cell.outputs if output["output_type"] == "error"}
+    assert errors == {}, "every cell of the solution runs in nbgrader's sandboxed kernel, training included"
 
 
 # A fresh run on another CPU (other vector kernels, other orders of summation) rounds differently. The reference data

@@ -1,5 +1,9 @@
 """Every assignment through the whole pipeline: its solution handed in and graded as a class is graded.
 
+One exception: the assignment that tests/test_gradescope.py grades whole in Gradescope's container
+(helpers.GRADED_IN_GRADESCOPE), through the same grading of one submission (course.grading.grade_one) and with the
+same assertions (helpers.assert_graded_in_full); a second grading of its solution here would test nothing more.
+
 Release, hand-in, `course.grading.batch` (sandboxed probe, judge, nbgrader), as `make autograde` grades an
 assignment, one scratch course per assignment (so that `make test`'s workers can share the assignments out): the
 solution gets full marks, and nbgrader's gradebook holds the judge's points. It is handed in as a student would,
@@ -14,52 +18,28 @@ submissions, and the two paths' agreement on failing checks, are tested on the f
 
 from __future__ import annotations
 
-import json
-import shutil
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from course import paths
-from course.checks import grade_cells
 from course.samples import sample_notebook
-from helpers import course_env, paths_of, released_course, run
-
-# The log a student's last cell writes, from the answers' definitions (their graded pieces), in the submission folder.
-WRITE_LOG = """
-import sys, nbformat
-from pathlib import Path
-from course.probes import execute_program, graded_program
-from submission_log import write_submission_log
-assignment, folder = sys.argv[1], Path(sys.argv[2])
-ns, _ = execute_program(graded_program(assignment, nbformat.read(folder / f"{assignment}.ipynb", as_version=4)), folder)
-write_submission_log(ns, {}, folder / "submission_log.json")
-"""
-
+from helpers import (GRADED_IN_GRADESCOPE, assert_graded_in_full, course_env, hand_in_with_log, paths_of, released_course,
+                     run)
 
 def hand_in(root: Path, env: dict, assignment: str, sample: str) -> None:
     """submitted/<sample>/<assignment>/: the release folder, the sample's notebook and the log its code writes."""
-    folder = root / "submitted" / sample / assignment
-    shutil.copytree(root / "release" / assignment, folder)
     with paths_of(root, paths.ASSIGNMENTS_DIR):
-        nbformat.write(sample_notebook(assignment, sample), folder / f"{assignment}.ipynb")
-    run([sys.executable, "-c", WRITE_LOG, assignment, str(folder)], {**env, "PYTHONPATH": f"{folder}:{paths.ROOT}"})
+        notebook = sample_notebook(assignment, sample)
+    hand_in_with_log(root / "release" / assignment, root / "submitted" / sample / assignment, notebook, env)
 
 
-@pytest.mark.parametrize("assignment", paths.assignments())
+@pytest.mark.parametrize("assignment", [a for a in paths.assignments() if a != GRADED_IN_GRADESCOPE])
 def test_the_solution_gets_full_marks_in_the_judge_and_the_gradebook(tmp_path, assignment):
     env = course_env(tmp_path, paths.ASSIGNMENTS_DIR)
     released_course(tmp_path, env, assignment)
     hand_in(tmp_path, env, assignment, "perfect")
     run([sys.executable, "-m", "course.grading.batch", assignment], env)
-    record = json.loads((tmp_path / "build" / "results" / assignment / "perfect.json").read_text())
-    auto, _ = grade_cells(assignment)
-    assert (record["points"], record["status"], record["flags"]) == (auto, "ok", [])
-    assert record["gradebook"] == record["points"], "the gradebook shows the judge's"
-    assert (tmp_path / "feedback" / "perfect" / assignment / "feedback.md").exists()
-    graded = nbformat.read(tmp_path / "autograded" / "perfect" / assignment / f"{assignment}.ipynb", as_version=4)
-    errors = {cell.id: output["ename"] for cell in graded.cells if cell.cell_type == "code"
-              for output in cell.outputs if output["output_type"] == "error"}
-    assert errors == {}, "every cell of the solution runs in nbgrader's sandboxed kernel, training included"
+    assert_graded_in_full(tmp_path, tmp_path / "build", assignment, "perfect")
+    assert (tmp_path / "feedback" / "perfect" / assignment / "feedback.md").exists(), "the batch's feedback too"

@@ -318,7 +318,7 @@ INITIALISED = ("a new module's layer weights are all zero: nn.Linear initialises
 LAYER_SHAPES = ("the layers' weights do not have nn.Linear's shape (out_features, in_features): (qk_dim, "
                 "total_input_dim) for Qm and Km, (v_dim, total_input_dim) for Vm")
 OUTPUT_WRONG = "the output differs from reference_attention's with the same matrices"
-GRADIENT_WRONG = ("the gradient that loss.backward() gives {} differs from the one measured by nudging each entry "
+GRADIENT_WRONG = ("the gradient that loss.backward() gives {} differs from the one measured by nudging its entries "
                   "and running your forward again")
 
 CHECKS = (

@@ -41,6 +41,7 @@ WEIGHTS_SHOWN = dict(input_dim=6, qk_dim=2, v_dim=6)
 LARGE_SCORES = dict(input_dim=4, qk_dim=4, v_dim=4)  # scores of 450 (_large_scores)
 PLAIN_LENGTHS, POSITION_LENGTHS, GRADIENT_LENGTH = (1, 4, 5), (1, 3, 7), 4
 REPEATS = 8  # calls on the same sequence after a first one (_calls)
+GRADIENT_DIRECTIONS = 4  # directions each gradient is measured along (pytorch_transformer_gradients)
 
 
 # ---------------------------------------------------------------- helpers
@@ -357,23 +358,24 @@ def _shape_clues(model: nn.Module, design: dict[str, np.ndarray], input_dim: int
     return {"output_is_tuple": np.array(is_tuple), "like_squeezed": _matches(output_1, squeezed)}
 
 
-def _numeric_gradient(f: Callable[[np.ndarray], float], matrix: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """d f(matrix) / d matrix by central differences (float64), on copies of `matrix` changed one entry at a time."""
-    gradient = np.zeros(matrix.shape)
-    for index in np.ndindex(*matrix.shape):
-        changed = matrix.copy()
-        changed[index] += eps
-        above = f(changed)
-        changed[index] -= 2 * eps
-        gradient[index] = (above - f(changed)) / (2 * eps)
-    return gradient
+def _directions(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """GRADIENT_DIRECTIONS random sign patterns of `shape` (entries +1 or -1), fixed by `name`: (directions, *shape).
+    Along such a direction a gradient that is wrong in one entry is wrong by that entry's whole error."""
+    return _rng(9, name).choice([-1.0, 1.0], size=(GRADIENT_DIRECTIONS, *shape))
+
+
+def _directional_derivatives(f: Callable[[np.ndarray], float], matrix: np.ndarray, directions: np.ndarray,
+                             eps: float = 1e-6) -> np.ndarray:
+    """d f(matrix + t * direction) / dt at t = 0 for each direction, by central differences (float64): (directions,)."""
+    return np.array([(f(matrix + eps * d) - f(matrix - eps * d)) / (2 * eps) for d in directions])
 
 
 @probe("pytorch_transformer_gradients")
 def pytorch_transformer_gradients(ns: Namespace) -> dict[str, np.ndarray]:
-    """Backpropagated gradients of a fixed weighted sum of the outputs, for every parameter (by name) and the
-    input, next to the gradients of the same function by finite differences, each value the first call of a new
-    module: in float64, in eval mode, with torch's dropout doing nothing (the forward checks judge those)."""
+    """The backpropagated gradient of a fixed weighted sum of the outputs, for every parameter (by name) and the
+    input, along GRADIENT_DIRECTIONS fixed directions each, next to the same directional derivatives by finite
+    differences, each value the first call of a new module: in float64, in eval mode, with torch's dropout doing
+    nothing (the forward checks judge those)."""
     cls = require(ns, "PytorchTransformer")
     design = _design(WITH_POSITIONS, seed=6)
     seq0 = _sequence(7, GRADIENT_LENGTH, WITH_POSITIONS["input_dim"]).double().numpy()
@@ -412,9 +414,12 @@ def pytorch_transformer_gradients(ns: Namespace) -> dict[str, np.ndarray]:
 
         starts = {"Qm": design["Qm"].T, "Km": design["Km"].T, "Vm": design["Vm"].T, "pos": design["pos"], "seq": seq0}
         for name, tensor in tensors.items():
-            found[f"grad_{name}"] = np.array("no gradient") if tensor.grad is None else to_array(tensor.grad)
-            found[f"numeric_grad_{name}"] = caught(lambda name=name: _numeric_gradient(
-                lambda matrix: loss(name, matrix), starts[name]))
+            directions = _directions(name, starts[name].shape)
+            found[f"grad_{name}"] = (np.array("no gradient") if tensor.grad is None else
+                                     (directions * to_array(tensor.grad).astype(np.float64)).sum(
+                                         axis=tuple(range(1, directions.ndim))))
+            found[f"numeric_grad_{name}"] = caught(lambda name=name, directions=directions: _directional_derivatives(
+                lambda matrix: loss(name, matrix), starts[name], directions))
         shown = {"Qm": "Qm.weight", "Km": "Km.weight", "Vm": "Vm.weight", "pos": "pos.weight", "seq": "the input"}
         found["gradients_nonzero"] = np.array([
             f"{shown[name]}: " + ("a gradient" if tensor.grad is not None and bool(tensor.grad.abs().sum() > 0)
