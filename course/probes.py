@@ -26,7 +26,7 @@ from types import ModuleType
 import nbformat
 import numpy as np
 
-from course import paths
+from course import notebook_cache, paths
 from course.grading.repair import repair
 from course.parts import load_module
 
@@ -61,11 +61,11 @@ def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tu
     nbgrader's is (course.grading.repair).
     """
     submitted = copy.deepcopy(submitted)
-    repair(submitted, nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
+    repair(submitted, notebook_cache.read(paths.release_dir(assignment) / f"{assignment}.ipynb"))
     answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source
                for cell in submitted.cells if cell.cell_type == "code" and "nbgrader" in cell.metadata}
     program = []
-    for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells:
+    for cell in notebook_cache.read(paths.source_notebook(assignment)).cells:
         meta = cell.metadata.get("nbgrader", {})
         grade_id = meta.get("grade_id", "")
         if cell.cell_type != "code":

@@ -32,7 +32,7 @@ import nbformat
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from course import paths
+from course import notebook_cache, paths
 from course.grading import limits
 from course.parts import part
 
@@ -75,10 +75,10 @@ def _cells_by_id(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
 
 def sample_notebook(assignment: str, sample: str) -> nbformat.NotebookNode:
     """The release notebook with its answer cells filled in as `sample` requires."""
-    nb = nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4)
+    nb = notebook_cache.read(paths.release_dir(assignment) / f"{assignment}.ipynb")
     if sample == "blank":
         return nb
-    solution = _cells_by_id(nbformat.read(paths.source_notebook(assignment), as_version=4))
+    solution = _cells_by_id(notebook_cache.read(paths.source_notebook(assignment)))
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("solution"):

@@ -100,10 +100,12 @@ def seeded(seed: int, compute: Callable[[], object]) -> np.ndarray:
     return caught(compute)
 
 
-def like_notebook_model(ns: Namespace, got: np.ndarray, compute: Callable[[nn.Module], object]) -> np.ndarray:
-    """Whether `got` is what the trusted `compute` gives on the notebook's own global `model` (a clue)."""
+def like_notebook_model(ns: Namespace, got: np.ndarray, compute: Callable[[nn.Module], object], right) -> np.ndarray:
+    """Whether `got` is what the trusted `compute` gives on the notebook's own global `model` (a clue). An output like
+    `right`, the trusted output on the grader's model, is not: the two models differ in every size, so their
+    outputs differ in shape, and the notebook's model does not run then."""
     model = ns.get("model")
-    if not isinstance(model, nn.Module):
+    if not isinstance(model, nn.Module) or like(got, right):
         return np.array(False)
     try:
         with torch.no_grad():
@@ -331,7 +333,7 @@ def probe_input_embeddings(ns):
         out["like_other_layer_norm"] = np.array(any(  # one of the encoder's LayerNorms instead of the embeddings'
             bool(like(got, trusted_embeddings(model, ids, types, layer_norm=norm)))
             for norm in model.modules() if isinstance(norm, nn.LayerNorm) and norm is not LN))
-    out["like_notebook_model"] = like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types))
+    out["like_notebook_model"] = like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types), trusted)
     return out
 
 
@@ -374,7 +376,8 @@ def probe_attention_maps(ns):
     out["tokens_like_split"] = np.array(list(out["tokens"]) in splits)
     out["second_like_first_model"] = like(out["second_model"], trusted)
     out["tokens_without_specials"] = np.array(list(out["tokens"]) == trusted_tokens[1:-1])
-    out["like_notebook_model"] = like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0])
+    out["like_notebook_model"] = like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0],
+                                                     trusted)
     return out
 
 
@@ -503,10 +506,11 @@ def probe_capture_qkv(ns):
                                            for layer in (0, 2)))
     out["context_like_block_output"] = like(out["context"], trusted_capture(model, encoded, 1,
                                                                              lambda block: block.attention)["context"])
-    out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"])
+    trusted = trusted_capture(model, encoded, 1)
+    out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"],
+                                                     trusted["query"])
     without_types = {key: value for key, value in encoded.items() if key != "token_type_ids"}
     out["like_without_token_types"] = like(out["query"], trusted_capture(model, without_types, 1)["query"])
-    trusted = trusted_capture(model, encoded, 1)
     out["value_like_query"] = like(out["value"], trusted["query"])
     out["like_first_sequence"] = np.array(all(bool(like(out[name], trusted[name][0]))
                                               for name in ("query", "key", "value")))
