@@ -15,6 +15,7 @@ only visible_probes.py (the notebook's visible inputs).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections import Counter
@@ -1420,15 +1421,24 @@ def _reversal_accuracy(model: nn.Module, src: torch.Tensor, tgt: torch.Tensor) -
 TRAINED: dict[str, dict[str, np.ndarray]] = {}  # code fingerprint -> outputs: one training per EncoderDecoder code
 
 
+@functools.cache
+def _reversal_batches() -> tuple[tuple[torch.Tensor, torch.Tensor], tuple[tuple[torch.Tensor, torch.Tensor], ...]]:
+    """The held-out (sources, targets) and the training batches of every step, made once (no code of the student's
+    makes them): ((200, 5), (200, 6)) and REVERSAL["steps"] batches of ((64, 5), (64, 6)), none of a held-out source."""
+    test_src, test_tgt = reversal_data(REVERSAL["held_out"], seed=70)
+    held_out = frozenset(tuple(row[row != 0].tolist()) for row in test_src)
+    return (test_src, test_tgt), tuple(reversal_data(REVERSAL["batch"], seed=1000 + step, exclude=held_out)
+                                       for step in range(REVERSAL["steps"]))
+
+
 def _train_reversal(ns: Namespace) -> dict[str, np.ndarray]:
     torch.manual_seed(0)
     model = require(ns, "EncoderDecoder")(**REVERSAL_MODEL, dropout=0.0)
-    test_src, test_tgt = reversal_data(REVERSAL["held_out"], seed=70)
-    held_out = frozenset(tuple(row[row != 0].tolist()) for row in test_src)
+    (test_src, test_tgt), batches = _reversal_batches()
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1 - step / REVERSAL["steps"])
-    for step in range(REVERSAL["steps"]):
-        src, tgt = reversal_data(REVERSAL["batch"], seed=1000 + step, exclude=held_out)
+    for src, tgt in batches:
+        src, tgt = src.clone(), tgt.clone()  # the student's model gets its own copies
         decoder_input = torch.cat([torch.ones_like(tgt[:, :1]), tgt[:, :-1]], dim=1)
         logits = _as_pair(model.train()(src, decoder_input, (src != 0).long()), "EncoderDecoder.forward")[0]
         loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), tgt.reshape(-1), ignore_index=0)
@@ -1436,7 +1446,7 @@ def _train_reversal(ns: Namespace) -> dict[str, np.ndarray]:
         loss.backward()
         optimizer.step()
         schedule.step()
-    accuracy = _reversal_accuracy(model.eval(), test_src, test_tgt)  # the last step writes 6 tokens
+    accuracy = _reversal_accuracy(model.eval(), test_src.clone(), test_tgt.clone())  # the last step writes 6 tokens
     blocks = [block for block in getattr(model, "decoder_blocks", []) if isinstance(block, TorchDecoderBlock)]
     self_mask = blocks[0].self_mask if blocks else None
     keep = None if self_mask is None else torch.as_tensor(self_mask) != 0
