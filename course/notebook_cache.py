@@ -1,7 +1,7 @@
 """The course's own notebooks (source and release), parsed once per process and version of the file.
 
 The fast path reads them for every notebook it judges (the sample to edit, the program to run, the points of the
-checks): parsing and validating one costs about ten times copying it.
+checks): parsing and validating one costs about five times copying it.
 """
 
 from __future__ import annotations

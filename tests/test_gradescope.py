@@ -32,8 +32,8 @@ from course.grader_accuracy import failed_checks
 from course.gradescope.run import STUDENT
 from course.grading.grade_one import grading_env
 from course.samples import sample_notebook
-from helpers import (ASSIGNMENT, GRADED_IN_GRADESCOPE, assert_graded_in_full, copy_of_release, course_env, hand_in_with_log,
-                     paths_of, run)
+from helpers import (ASSIGNMENT, GRADED_IN_GRADESCOPE, assert_graded_in_full, copy_of_release, course_env,
+                     hand_in_with_log, paths_of, run)
 
 SCHEMA = json.loads((paths.ROOT / "course" / "gradescope" / "results.schema.json").read_text())
 LIMITS = {"COURSE_CELL_TIMEOUT": "5", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
@@ -221,9 +221,9 @@ def test_grading_stopped_at_the_time_limit_still_writes_results_that_say_so(cour
 
 
 def test_a_real_assignments_perfect_submission_gets_full_marks(course, tmp_path):
-    """The real assignment's files (data, model weights) are in the zip and found in the container: its solution gets
-    every point, and the course directory the autograder set up shows the same grading as the course's batch does
-    (tests/test_pipeline.py, which grades the other assignments' solutions)."""
+    """The real assignment's files (its data; the pretrained model comes with the pinned packages) are in the zip and
+    found in the container: its solution gets every point, and the course directory the autograder set up shows the
+    same grading as the course's batch does (tests/test_pipeline.py, which grades the other assignments' solutions)."""
     real = paths.ROOT / "assignments"
     env = {**grading_env(), **paths.course_environment(paths.ROOT, tmp_path / "build"),
            "COURSE_ASSIGNMENTS_DIR": str(real)}
@@ -231,8 +231,8 @@ def test_a_real_assignments_perfect_submission_gets_full_marks(course, tmp_path)
     container.setup()
     handed = tmp_path / "handed_in"
     with paths_of(paths.ROOT, real):
-        hand_in_with_log(paths.release_dir(GRADED_IN_GRADESCOPE), handed, sample_notebook(GRADED_IN_GRADESCOPE, "perfect"),
-                         env)
+        perfect = sample_notebook(GRADED_IN_GRADESCOPE, "perfect")
+        hand_in_with_log(paths.release_dir(GRADED_IN_GRADESCOPE), handed, perfect, env)
     uploaded = (f"{GRADED_IN_GRADESCOPE}.ipynb", "submission_log.json")
     results = container.grade(lambda folder: [shutil.copy(handed / name, folder) for name in uploaded])
     assert results["score"] == sum(t["max_score"] for t in checks_of(results).values()) > 0

@@ -507,8 +507,8 @@ def probe_capture_qkv(ns):
     out["context_like_block_output"] = like(out["context"], trusted_capture(model, encoded, 1,
                                                                              lambda block: block.attention)["context"])
     trusted = trusted_capture(model, encoded, 1)
-    out["like_notebook_model"] = like_notebook_model(ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"],
-                                                     trusted["query"])
+    out["like_notebook_model"] = like_notebook_model(
+        ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"], trusted["query"])
     without_types = {key: value for key, value in encoded.items() if key != "token_type_ids"}
     out["like_without_token_types"] = like(out["query"], trusted_capture(model, without_types, 1)["query"])
     out["value_like_query"] = like(out["value"], trusted["query"])
