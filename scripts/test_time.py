@@ -20,7 +20,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from conftest import worker_group  # noqa: E402
 
-DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+(\S+)", re.M)
+DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+(.+?)\s*$", re.M)  # ids may hold spaces
 
 
 def seconds_by_group(log: str) -> Counter:

@@ -11,6 +11,7 @@ LOG = """\
 ============================= slowest durations =============================
 200.50s call     tests/test_assignments.py::test_grader_accuracy[corpus-transformer_fundamentals]
 10.25s setup    tests/test_assignments.py::test_solution_passes_every_check[transformer_fundamentals]
+0.25s setup    tests/test_assignments.py::test_no_markers[END SOLUTION-transformer_fundamentals]
 30.00s setup    tests/test_cluster.py::test_a
 5.00s call     tests/test_cluster.py::test_b
 1.00s teardown tests/test_cluster.py::test_b
