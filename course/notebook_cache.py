@@ -17,7 +17,7 @@ def read(path: Path) -> nbformat.NotebookNode:
     """nbformat.read(path, as_version=4): a copy, the caller's to change, of the notebook parsed when the file had its
     present modification time and size."""
     stat = path.stat()
-    return copy.deepcopy(_parsed(Path(path), stat.st_mtime_ns, stat.st_size))
+    return copy.deepcopy(_parsed(path, stat.st_mtime_ns, stat.st_size))
 
 
 @functools.lru_cache(maxsize=16)

@@ -19,7 +19,6 @@ import pytest
 
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import checks, paths
-from course.checks import reference_for
 from course.grader_accuracy import Figures, corpora, evaluate_corpora
 from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
@@ -158,7 +157,7 @@ def assert_reference_is_fresh(assignment: str, how_to_rebuild: str) -> None:
     """The committed reference data of `assignment` equals a fresh run of its solution: text and flags exactly,
     numbers within float32 rounding (rounding_tolerance), on any CPU."""
     fresh = solution_outputs(assignment)
-    committed = {f"{c}/{k}": v for c, data in reference_for(assignment).items() for k, v in data.items()}
+    committed = {f"{c}/{k}": v for c, data in checks.reference_for(assignment).items() for k, v in data.items()}
     assert sorted(fresh) == sorted(committed), how_to_rebuild
     for key, value in fresh.items():
         if value.dtype.kind in "USb":

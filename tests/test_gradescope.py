@@ -229,13 +229,11 @@ def test_a_real_assignments_perfect_submission_gets_full_marks(course, tmp_path)
            "COURSE_ASSIGNMENTS_DIR": str(real)}
     container = Container(tmp_path, built_zip(env, GRADED_IN_GRADESCOPE))
     container.setup()
-    handed = tmp_path / "handed_in"
+    handed, course_dir = tmp_path / "handed_in", container.autograder / "source"
+    uploaded = (f"{GRADED_IN_GRADESCOPE}.ipynb", "submission_log.json")
     with paths_of(paths.ROOT, real):
         perfect = sample_notebook(GRADED_IN_GRADESCOPE, "perfect")
         hand_in_with_log(paths.release_dir(GRADED_IN_GRADESCOPE), handed, perfect, env)
-    uploaded = (f"{GRADED_IN_GRADESCOPE}.ipynb", "submission_log.json")
-    results = container.grade(lambda folder: [shutil.copy(handed / name, folder) for name in uploaded])
-    assert results["score"] == sum(t["max_score"] for t in checks_of(results).values()) > 0
-    course_dir = container.autograder / "source"
-    with paths_of(paths.ROOT, real):
+        results = container.grade(lambda folder: [shutil.copy(handed / name, folder) for name in uploaded])
+        assert results["score"] == sum(t["max_score"] for t in checks_of(results).values()) > 0
         assert_graded_in_full(course_dir, course_dir / "build", GRADED_IN_GRADESCOPE, STUDENT)

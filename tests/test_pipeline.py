@@ -28,6 +28,7 @@ from course.samples import sample_notebook
 from helpers import (GRADED_IN_GRADESCOPE, assert_graded_in_full, course_env, hand_in_with_log, paths_of,
                      released_course, run)
 
+
 def hand_in(root: Path, env: dict, assignment: str, sample: str) -> None:
     """submitted/<sample>/<assignment>/: the release folder, the sample's notebook and the log its code writes."""
     with paths_of(root, paths.ASSIGNMENTS_DIR):
