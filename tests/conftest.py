@@ -9,20 +9,25 @@ from pathlib import Path
 
 import pytest
 
+from course.grading import limits
 from course.paths import assignments
 from helpers import chromium, course_env, paths_of, released_course
 
 
 def pytest_configure(config) -> None:
-    """With one test worker per core (`make test` runs pytest-xdist), each worker's own torch computes on one thread:
-    two workers whose OpenMP threads each want both cores spin against each other and run many times slower. (The
-    processes tests start set their own threads, as grading does.) For the same reason each worker judges the fast
-    path's notebooks in one process of its own, not two (course.grader_accuracy.fast_path_pool): a second would
-    only compete for the worker's core, and build the probes' models and trained checks a second time."""
+    """With one test worker per core (`make test` runs pytest-xdist), each worker computes on its share of the cores:
+    two workers whose OpenMP threads each want both cores spin against each other and run many times slower (a
+    notebook whose kernel trains on two threads while the other worker is busy: 2.8 times slower here). So the
+    worker's own torch gets one thread, and the processes its tests start (kernels, probes, notebooks) get the
+    worker's share through the thread variables, as the batch gives each of the notebooks it grades at once
+    (course.grading.limits.thread_env); a test that needs them unset removes them. For the same reason each worker
+    judges the fast path's notebooks in one process of its own, not two (course.grader_accuracy.fast_path_pool): a
+    second would only compete for the worker's core, and build the probes' models and trained checks a second time."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         import torch
 
         torch.set_num_threads(1)
+        os.environ.update(limits.thread_env(int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
         os.environ["COURSE_FAST_PATH_PROCESSES"] = "1"
 
 

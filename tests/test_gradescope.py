@@ -30,6 +30,7 @@ from course import paths
 from course.checks import checks_for, grade_cells
 from course.grader_accuracy import failed_checks
 from course.gradescope.run import STUDENT
+from course.grading import limits
 from course.grading.grade_one import grading_env
 from course.samples import sample_notebook
 from helpers import (ASSIGNMENT, GRADED_IN_GRADESCOPE, assert_graded_in_full, copy_of_release, course_env,
@@ -65,8 +66,11 @@ class Container:
             args += (["--symlink", os.readlink(entry), str(entry)] if entry.is_symlink()
                      else ["--bind", str(entry), str(entry)])
         args += ["--bind", str(self.autograder), "/autograder", "--ro-bind", sys.prefix, "/autograder/venv"]
+        # Gradescope gives a container cores of its own; this one shares the machine with another test worker, so it
+        # gets the worker's share of threads (tests/conftest.py), as a container of that many cores would.
+        threads = {name: os.environ[name] for name in limits.THREAD_VARIABLES if name in os.environ}
         plain = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.box / "home"),
-                 "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", **(env or {})}
+                 "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", **threads, **(env or {})}
         return subprocess.run(args + list(command), env=plain, capture_output=True, text=True, timeout=900)
 
     def setup(self) -> None:
