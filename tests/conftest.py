@@ -51,11 +51,11 @@ def worker_group(nodeid: str) -> str:
 # still waiting (longest first, so that no long group starts last while the other worker idles), then the others.
 SLOWEST_GROUPS = ("tests/test_gradescope.py", "tests/test_grading_end_to_end.py",
                   "tests/test_assignments.py[transformer_fundamentals]",
-                  "tests/test_assignments.py[pretrained_attention]", "tests/test_hub_browser.py",
+                  "tests/test_assignments.py[pretrained_attention]", "tests/test_hub.py",
                   "tests/test_pipeline.py[transformer_fundamentals]",
                   "tests/test_assignments.py[causal_language_model]", "tests/test_cluster.py",
                   "tests/test_pipeline.py[causal_language_model]",
-                  "tests/test_assignments.py[hand_designed_attention]", "tests/test_hub.py",
+                  "tests/test_assignments.py[hand_designed_attention]",
                   "assignments/causal_language_model/tests/test_solution.py",
                   "tests/test_pipeline.py[hand_designed_attention]",
                   "tests/test_formgrader.py", "tests/test_check_items.py")

@@ -1,4 +1,4 @@
-"""A real JupyterHub serving a scratch course, for the hub's tests (tests/test_hub.py, tests/test_hub_browser.py)."""
+"""A real JupyterHub serving a scratch course, for the hub's tests (tests/test_hub.py)."""
 
 from __future__ import annotations
 

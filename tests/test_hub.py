@@ -1,89 +1,278 @@
-"""The course on a real JupyterHub: real Unix accounts, nbgrader's exchange, the course's own grading.
+"""The course on a real JupyterHub (real Unix accounts, nbgrader's exchange, the course's own grading), in a real
+browser (headless Chromium driven by selenium), as a class uses it.
 
 A scratch course of the fixture assignment (with its own copy of the assignments folder, which students must not
-read), served by `python -m course.hub.serve` (what `make hub` runs) with the sample roster's students under a
-test prefix. The instructor releases the assignment into the exchange; each student's own server (started through
-the hub's API, as the hub starts it at login) fetches it from the Assignments tab's API; alice writes the solution
-into her copy and submits, bob submits the blank release; the instructor collects, grades with the course's
-batch and returns feedback; each student fetches their own and reads their points in it. Then the isolation a
-class needs, tried by bob's account in a shell of his own (`runuser`): each attempt must fail.
-The tests of this module run in order, on one hub.
+read), served by `python -m course.hub.serve` (what `make hub` runs) with the sample roster's students under a test
+prefix. The instructor logs in and releases the fixture assignment from the Formgrader tab. Two students log in and
+fetch it from the Assignments tab; alice opens it in JupyterLab, pastes her answers into its cells through the editor,
+saves, runs every cell (the visible tests pass), validates with the Validate button and submits; the due date passes;
+bob validates the blank release (Validate fails and says why) and submits it, late. The instructor collects from the
+Formgrader tab, grades with the course's batch (the grades keep nbgrader's timestamps and show bob's lateness) and
+returns the feedback; each student fetches theirs in the Assignments tab and reads their own points in the browser.
+Then the isolation a class needs, tried by bob's account in a shell of his own (`runuser`): each attempt must fail.
+Last, a real assignment's release opens in JupyterLab and its first visible test shows the stub's NotImplementedError.
+Each step in the browser saves a screenshot in build/screenshots/hub/ (numbered in step order) and asserts on what
+the page shows. The tests of this module run in order, on one hub.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime
-import json
 import re
+import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
+import nbformat
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
 
 from course import paths
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, paths_of
+from helpers import ASSIGNMENT, chromium, needs_browser, paths_of
 from hub_course import NEEDS_HUB, Hub, as_account, course_hub
 
 PREFIX = "crstest-"  # never a real course's accounts
 ALICE, BOB = f"{PREFIX}alice", f"{PREFIX}bob"
-pytestmark = NEEDS_HUB
+SHOTS = paths.BUILD / "screenshots" / "hub"
+SMOKE_ASSIGNMENT = "hand_designed_attention"  # a real assignment, for the last step
+pytestmark = [*NEEDS_HUB, needs_browser]
 
 
 @pytest.fixture(scope="module")
 def hub() -> Iterator[Hub]:
+    shutil.rmtree(SHOTS, ignore_errors=True)
+    SHOTS.mkdir(parents=True)
     with course_hub(PREFIX) as running:
         yield running
+
+
+class Page:
+    """One user's browser on the hub."""
+
+    def __init__(self, driver, hub: Hub, user: str):
+        self.driver, self.hub, self.user = driver, hub, user
+
+    def wait(self, condition, seconds: float = 60):
+        return WebDriverWait(self.driver, seconds).until(condition)
+
+    def shot(self, name: str) -> None:
+        self.driver.save_screenshot(str(SHOTS / f"{len(list(SHOTS.iterdir())) + 1:02d}-{name}.png"))
+
+    def text(self, css: str) -> str:
+        return self.driver.find_element(By.CSS_SELECTOR, css).text
+
+    def keys(self, *chord: str) -> None:
+        actions = ActionChains(self.driver)
+        for key in chord[:-1]:
+            actions.key_down(key)
+        actions.send_keys(chord[-1])
+        for key in chord[:-1]:
+            actions.key_up(key)
+        actions.perform()
+
+    def login(self) -> None:
+        self.driver.get(f"{self.hub.url}/hub/login")
+        self.driver.find_element(By.ID, "username_input").send_keys(self.user)
+        self.driver.find_element(By.ID, "password_input").send_keys(self.hub.password(self.user))
+        self.driver.find_element(By.ID, "login_submit").click()
+        self.wait(EC.presence_of_element_located((By.CSS_SELECTOR, "#jp-menu-panel .lm-MenuBar-itemLabel")), 180)
+
+    def menu(self, top: str, item: str) -> None:
+        self.wait(EC.element_to_be_clickable(
+            (By.XPATH, f"//div[@id='jp-menu-panel']//div[contains(@class,'lm-MenuBar-itemLabel') and text()='{top}']"))).click()
+        self.wait(EC.element_to_be_clickable(
+            (By.XPATH, f"//ul[contains(@class,'lm-Menu-content')]//div[contains(@class,'lm-Menu-itemLabel') and text()='{item}']"))).click()
+
+    # ------------------------------------------------------------ the Assignments tab
+
+    def assignments(self) -> None:
+        self.menu("Nbgrader", "Assignment List")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#released_assignments_list, #fetched_assignments_list"))
+
+    def rows(self, section: str) -> list:
+        return self.driver.find_elements(By.CSS_SELECTOR, f"#{section}_assignments_list > .list_item")
+
+    def press(self, section: str, label: str) -> None:
+        """The button `label` of the assignment's row in `section` (released, fetched, submitted)."""
+        self.wait(lambda d: any(label in r.text for r in self.rows(section)))
+        row = next(r for r in self.rows(section) if label in r.text)
+        row.find_element(By.XPATH, f".//button[text()='{label}']").click()
+
+    def notebook_of_fetched(self, button: str | None = None) -> None:
+        """In the fetched assignment's fold: open its notebook in JupyterLab, or press the notebook's `button`
+        (Validate). (Pressed as a click event: the fold may be mid-animation.)"""
+        self.wait(lambda d: self.rows("fetched"))
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#fetched_assignments_list .nested_list_item .item_name a"))
+        target = (f"//*[@id='fetched_assignments_list']//div[contains(@class,'nested_list_item')]//button[text()='{button}']"
+                  if button else "//*[@id='fetched_assignments_list']//div[contains(@class,'nested_list_item')]"
+                                 "//span[contains(@class,'item_name')]/a")
+        self.driver.execute_script("arguments[0].click()", self.driver.find_element(By.XPATH, target))
+
+    def dialog(self, seconds: float = 180) -> str:
+        """The text of the dialog that opens (the Validate button's), once its result is in; closed after."""
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-Dialog")
+                  and "Validating" not in self.text(".jp-Dialog") and self.text(".jp-Dialog").strip(), seconds)
+        return self.text(".jp-Dialog")
+
+    def close_dialog(self) -> None:
+        self.driver.find_element(By.CSS_SELECTOR, ".jp-Dialog .jp-mod-accept").click()
+
+    def validate(self, shot: str) -> str:
+        """Press the fetched notebook's Validate button: the dialog's text once its result is in (screenshot
+        `shot`, then the dialog closed)."""
+        self.notebook_of_fetched("Validate")
+        shown = self.dialog()
+        self.shot(shot)
+        self.close_dialog()
+        return shown
+
+    def submit(self, shot: str) -> None:
+        """Press the fetched assignment's Submit button and wait for it under Submitted (screenshot `shot`)."""
+        self.press("fetched", "Submit")
+        self.wait(lambda d: self.rows("submitted"))
+        self.shot(shot)
+
+    # ------------------------------------------------------------ JupyterLab's notebook
+
+    def cells(self) -> list:
+        return self.driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+
+    def paste_into(self, cell, text: str, markdown: bool) -> None:
+        """Replace a cell's text by `text` as a student pastes it: clipboard, select all, paste."""
+        if markdown:
+            ActionChains(self.driver).double_click(cell).perform()  # a rendered answer opens its editor
+        cell.find_element(By.CSS_SELECTOR, ".cm-content").click()
+        self.driver.execute_script("return navigator.clipboard.writeText(arguments[0])", text)
+        self.keys(Keys.CONTROL, "a")
+        self.keys(Keys.CONTROL, "v")
+        if markdown:
+            self.keys(Keys.SHIFT, Keys.ENTER)
+
+    def run_all(self, cells: int) -> None:
+        self.menu("Run", "Run All Cells")
+        self.wait(lambda d: len(self.cells()) == cells and all(
+            p.text.strip() not in ("[*]:", "[ ]:") for p in d.find_elements(
+                By.CSS_SELECTOR, ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt")), 300)
+
+
+@contextlib.contextmanager
+def browser(hub: Hub, user: str) -> Iterator[Page]:
+    """A new headless Chromium logged in to the hub as `user` (it may paste: the clipboard is allowed)."""
+    with chromium() as driver:
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": hub.url, "permissions": [
+            "clipboardReadWrite", "clipboardSanitizedWrite"]})
+        page = Page(driver, hub, user)
+        page.login()
+        yield page
+
+
+def formgrader_row(page: Page):
+    """The fixture assignment's row on the Formgrader tab's Manage Assignments (in its frame)."""
+    page.driver.switch_to.default_content()
+    if not page.driver.find_elements(By.CSS_SELECTOR, "#formgrader iframe"):
+        page.menu("Nbgrader", "Formgrader")
+    page.driver.switch_to.frame(page.wait(EC.presence_of_element_located((By.CSS_SELECTOR, "#formgrader iframe"))))
+    page.wait(lambda d: d.find_elements(By.XPATH, f"//tr[td[contains(@class,'name')]/a[text()='{ASSIGNMENT}']]"))
+    return page.driver.find_element(By.XPATH, f"//tr[td[contains(@class,'name')]/a[text()='{ASSIGNMENT}']]")
 
 
 # ------------------------------------------------------------------ the loop
 
 
-def test_students_fetch_what_the_instructor_released(hub):
-    hub.instructor("course.hub.exchange", "release", ASSIGNMENT)
+def test_the_instructor_releases_the_assignment_from_the_formgrader_tab(hub):
+    with browser(hub, "instructor") as page:
+        row = formgrader_row(page)
+        assert "draft" in row.find_element(By.CSS_SELECTOR, "td.status").text
+        row.find_element(By.CSS_SELECTOR, "td.release a").click()
+        page.wait(lambda d: "released" in formgrader_row(page).find_element(By.CSS_SELECTOR, "td.status").text)
+        page.driver.switch_to.default_content()
+        page.shot("instructor-released")
+
+
+def test_two_students_fetch_it_from_the_assignments_tab(hub):
     for student in (ALICE, BOB):
-        hub.start_server(student)
-        listed = hub.assignments(student, "fetch")
-        assert [(a["assignment_id"], a["status"]) for a in listed if a["status"] == "fetched"] == [(ASSIGNMENT, "fetched")]
-        fetched = hub.contents(student, f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb").json()
-        assert fetched["writable"] and "raise NotImplementedError" in json.dumps(fetched["content"])
+        with browser(hub, student) as page:
+            page.assignments()
+            page.press("released", "Fetch")
+            page.wait(lambda d: page.rows("fetched"))
+            assert ASSIGNMENT in page.rows("fetched")[0].text
+            page.shot(f"{student}-fetched")
 
 
-def test_each_student_submits_their_own_work(hub):
+def test_alice_pastes_her_answers_runs_the_visible_tests_validates_and_submits(hub):
     with paths_of(hub.root, hub.root / "assignments"):
-        solution = sample_notebook(ASSIGNMENT, "perfect")
-    hub.contents(ALICE, f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb", method="PUT",
-                 json={"type": "notebook", "format": "json", "content": solution})
-    for student in (ALICE, BOB):
-        listed = hub.assignments(student, "submit")
-        assert any(a["status"] == "submitted" for a in listed), listed
-        if student == ALICE:  # the due date passes between the two submissions
-            hub.instructor("course.grading.nbgrader_cli", "db", "assignment", "add", ASSIGNMENT,
-                           f"--duedate={datetime.datetime.now(datetime.timezone.utc).isoformat()}")
+        answers = sample_notebook(ASSIGNMENT, "perfect").cells
+    with browser(hub, ALICE) as page:
+        page.assignments()
+        page.notebook_of_fetched()
+        page.wait(lambda d: len(page.cells()) == len(answers))
+        for dom, cell in zip(page.cells(), answers):
+            if cell.metadata.get("nbgrader", {}).get("solution"):
+                page.paste_into(dom, cell.source, markdown=cell.cell_type == "markdown")
+        page.run_all(len(answers))
+        page.keys(Keys.CONTROL, "s")
+        page.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".lm-TabBar-tab.jp-mod-dirty"))  # saved
+        visible = [dom for dom, cell in zip(page.cells(), answers) if cell.id.startswith("visible-")]
+        assert visible and not any(dom.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output[data-mime-type="
+                                                     "'application/vnd.jupyter.stderr']") for dom in visible)
+        page.shot("alice-answered-and-ran")
+        page.driver.find_element(By.XPATH, "//div[contains(@class,'lm-DockPanel-tabBar')]//div[text()='Assignments']").click()
+        assert "Success! Your notebook passes all the tests." in page.validate("alice-validated")
+        page.submit("alice-submitted")
 
 
-def test_the_instructor_collects_grades_and_returns_feedback_each_student_reads_their_own_points(hub):
-    hub.instructor("course.hub.exchange", "collect", ASSIGNMENT)
+def test_bob_validates_the_blank_release_which_fails_and_says_why_then_submits_it_late(hub):
+    hub.instructor("course.grading.nbgrader_cli", "db", "assignment", "add", ASSIGNMENT,  # the due date passes
+                   f"--duedate={datetime.datetime.now(datetime.timezone.utc).isoformat()}")
+    with browser(hub, BOB) as page:
+        page.assignments()
+        shown = page.validate("bob-validate-fails")
+        assert "The following cell failed" in shown and "NotImplementedError" in shown and "Success" not in shown
+        page.submit("bob-submitted")
+
+
+def test_the_instructor_collects_from_the_formgrader_tab_grades_and_returns_feedback(hub):
+    with browser(hub, "instructor") as page:
+        formgrader_row(page).find_element(By.CSS_SELECTOR, "td.collect a").click()
+        page.wait(lambda d: formgrader_row(page).find_element(By.CSS_SELECTOR, "td.num-submissions").text == "2", 120)
+        page.driver.switch_to.default_content()
+        page.shot("instructor-collected")
     for student in (ALICE, BOB):
         assert (hub.root / "submitted" / student / ASSIGNMENT / "timestamp.txt").exists(), "nbgrader's timestamp kept"
     hub.instructor("course.grading.batch", ASSIGNMENT)
-    records = {s: json.loads((hub.root / "build" / "results" / ASSIGNMENT / f"{s}.json").read_text()) for s in (ALICE, BOB)}
-    assert {s: sum(r["points"].values()) for s, r in records.items()} == {ALICE: 15, BOB: 0}
     with (hub.root / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert {s: float(rows[s]["total"]) for s in (ALICE, BOB)} == {ALICE: 15, BOB: 0}
     stamped = {s: (hub.root / "submitted" / s / ASSIGNMENT / "timestamp.txt").read_text()[:19] for s in (ALICE, BOB)}
     assert {s: rows[s]["submitted_at"] for s in (ALICE, BOB)} == stamped, "nbgrader's timestamps"
     assert rows[ALICE]["late_by"] == "" and re.fullmatch(r"0:\d\d:\d\d", rows[BOB]["late_by"]), "bob's is late"
     report = (hub.root / "grades" / ASSIGNMENT / "report.md").read_text()
     assert re.search(rf"## Late submissions.*\| {BOB} \| {stamped[BOB]} \|", report, flags=re.S), report
     hub.instructor("course.hub.exchange", "feedback", ASSIGNMENT)
-    for student, points in ((ALICE, 15), (BOB, 0)):
-        hub.assignments(student, "fetch_feedback")
+
+
+@pytest.mark.parametrize("student, points", [(ALICE, 15), (BOB, 0)])
+def test_each_student_fetches_their_feedback_and_reads_their_own_points(hub, student, points):
+    with browser(hub, student) as page:
+        page.assignments()
+        page.press("submitted", "Fetch Feedback")
+        page.wait(lambda d: d.find_elements(By.XPATH, "//*[@id='submitted_assignments_list']//a[contains(., 'feedback')]"))
+        page.shot(f"{student}-fetched-feedback")
         [folder] = hub.contents(student, f"{ASSIGNMENT}/feedback").json()["content"]
-        html = hub.contents(student, f"{folder['path']}/{ASSIGNMENT}.html").json()["content"]
-        assert re.search(r"\(Score: ([\d.]+) / [\d.]+\)", html).group(1) == f"{points:.1f}"  # the written answer: later
+        page.driver.get(f"{hub.url}/user/{student}/files/{folder['path']}/{ASSIGNMENT}.html")
+        page.wait(lambda d: "Score" in d.find_element(By.TAG_NAME, "body").text)
+        assert f"Score: {points:.1f}" in page.driver.find_element(By.TAG_NAME, "body").text
+        page.shot(f"{student}-reads-feedback")
 
 
 # ------------------------------------------------------------------ isolation, tried by bob
@@ -142,3 +331,25 @@ def test_a_student_cannot_submit_as_someone_else(hub):
                             env=hub.env, capture_output=True, text=True)
     assert result.returncode == 0 and "another account made it" in result.stderr, result.stderr
     assert (hub.root / "submitted" / ALICE / ASSIGNMENT / "timestamp.txt").read_text() == before
+
+
+# ------------------------------------------------------------------ a real assignment
+
+
+def test_a_real_assignment_opens_in_jupyterlab_and_its_first_visible_test_shows_the_stub(hub):
+    release = paths.release_dir(SMOKE_ASSIGNMENT)
+    home = Path(f"/home/{ALICE}") / SMOKE_ASSIGNMENT
+    shutil.copytree(release, home)
+    subprocess.run(["chown", "-R", f"{ALICE}:", str(home)], check=True)
+    cells = nbformat.read(release / f"{SMOKE_ASSIGNMENT}.ipynb", as_version=4).cells
+    first_visible = next(i for i, c in enumerate(cells) if c.id.startswith("visible-"))
+    with browser(hub, ALICE) as page:
+        page.driver.get(f"{hub.url}/user/{ALICE}/lab/tree/{SMOKE_ASSIGNMENT}/{SMOKE_ASSIGNMENT}.ipynb")
+        page.wait(lambda d: len(page.cells()) == len(cells), 120)
+        page.cells()[first_visible].click()
+        page.menu("Run", "Run All Above Selected Cell")
+        time.sleep(1)
+        page.keys(Keys.SHIFT, Keys.ENTER)
+        page.wait(lambda d: "NotImplementedError" in page.cells()[first_visible].text, 300)
+        assert "Write your solution here" in page.cells()[first_visible].text
+        page.shot("real-assignment-first-visible-test")

@@ -9,10 +9,13 @@ if ! command -v bwrap >/dev/null || ! python3 -c "import ensurepip, venv" 2>/dev
 fi
 VENV=/autograder/venv
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-# requirements.txt pins every package, dependencies included: installed as it is (--no-deps, no resolving), then
-# checked whole. torch's CPU build comes from PyTorch's index (PyPI's would pull a multi-GB CUDA build).
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.txt \
-  --extra-index-url https://download.pytorch.org/whl/cpu
-"$VENV/bin/python" -m pip check --disable-pip-version-check
+# requirements.txt pins every package, dependencies included: unless every pin is installed already, it is installed
+# as it is (--no-deps, no resolving), then checked whole. torch's CPU build comes from PyTorch's index (PyPI's would
+# pull a multi-GB CUDA build).
+if ! "$VENV/bin/python" -m course.gradescope.pins requirements.txt; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.txt \
+    --extra-index-url https://download.pytorch.org/whl/cpu
+  "$VENV/bin/python" -m pip check --disable-pip-version-check
+fi
 source ./environment.sh
 python -m course.release "$(python -c 'import json; print(json.load(open("gradescope.json"))["assignment"])')"
