@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 import requests
 
 from course import paths
-from helpers import ASSIGNMENT, FIXTURE_ASSIGNMENTS, course_env, released_course, run
+from helpers import FIXTURE_ASSIGNMENTS, course_env, released_course, run
 
 PROXY = paths.ROOT / "build" / "hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 
@@ -71,23 +70,6 @@ class Hub:
 
     def password(self, account: str) -> str:
         return json.loads((self.root / "build" / "hub" / "state" / "passwords.json").read_text())[account]
-
-    def start_server(self, user: str) -> None:
-        self.request("POST", f"/hub/api/users/{user}/server")
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.request("GET", f"/hub/api/users/{user}").json()["servers"].get("", {}).get("ready"):
-                return
-            time.sleep(0.5)
-        raise TimeoutError(f"{user}'s server did not start")
-
-    def assignments(self, user: str, action: str) -> list[dict]:
-        """What the Assignments tab's button `action` (fetch, submit, fetch_feedback) does for `user`: the assignments
-        it then lists."""
-        answer = self.request("POST", f"/user/{user}/assignments/{action}",
-                              data={"course_id": paths.COURSE_ID, "assignment_id": ASSIGNMENT}).json()
-        assert answer["success"], answer
-        return answer["value"]
 
     def contents(self, user: str, path: str, **kwargs) -> requests.Response:
         return self.request(kwargs.pop("method", "GET"), f"/user/{user}/api/contents/{path}", **kwargs)
