@@ -40,6 +40,7 @@ from course.checks import OBSERVATIONS, checks_for, grade_cells
 from course.grading.check_items import judge_checks
 from course.grading.probe import HIDDEN_RUNS, plain_outputs, run_twice
 from course.parts import part
+from course.probe_reuse import probe_data
 from course.probes import execute_program, graded_program, load_probes, stand_ins
 from course.samples import Edit, apply_edits, sample_notebook
 
@@ -132,24 +133,30 @@ def checks_of_cell(assignment: str) -> dict[str, set[str]]:
     return result
 
 
-def failed_checks(assignment: str, nb: nbformat.NotebookNode) -> dict[str, dict]:
+def failed_checks(assignment: str, nb: nbformat.NotebookNode, reuse: bool = False) -> dict[str, dict]:
     """Judge every check of a notebook's answers in this process (the fast path: no nbgrader, no sandbox),
-    with the judge's own rules: each probe runs twice, as in the sandbox.
+    with the judge's own rules: each probe runs twice, as in the sandbox. With `reuse`, a notebook that is the
+    solution with one answer cell edited runs only the probes the edit can change (course.probe_reuse).
 
     Returns the judge's result of each failing check ("message", "mistake", ...), by check id.
     """
-    ns, _ = execute_program(graded_program(assignment, nb), paths.source_dir(assignment))
-    outputs, errors = plain_outputs(*run_twice(load_probes(assignment), ns, HIDDEN_RUNS))
-    return {check_id: result for check_id, result in judge_checks(assignment, outputs, errors).items()
+    program = graded_program(assignment, nb)
+    if reuse:
+        outputs, errors = probe_data(assignment, program)
+    else:
+        ns, _ = execute_program(program, paths.source_dir(assignment))
+        outputs, errors = run_twice(load_probes(assignment), ns, HIDDEN_RUNS)
+    return {check_id: result for check_id, result in judge_checks(assignment, *plain_outputs(outputs, errors)).items()
             if not result["passed"]}
 
 
-def evaluate(assignment: str, edit: Edit) -> Outcome:
-    """Apply one edit to the solution and judge every check."""
+def evaluate(assignment: str, edit: Edit, reuse: bool = True) -> Outcome:
+    """Apply one edit to the solution and judge every check (with `reuse`, running only the probes it can change)."""
     import torch
 
     torch.set_num_threads(1)
-    return Outcome(assignment, edit, failed_checks(assignment, apply_edits(sample_notebook(assignment, "perfect"), [edit])))
+    edited = apply_edits(sample_notebook(assignment, "perfect"), [edit])
+    return Outcome(assignment, edit, failed_checks(assignment, edited, reuse))
 
 
 def fast_path_pool() -> ProcessPoolExecutor:
@@ -159,9 +166,9 @@ def fast_path_pool() -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=int(os.environ.get("COURSE_FAST_PATH_PROCESSES", "2")))
 
 
-def evaluate_all(assignment: str, edits) -> list[Outcome]:
+def evaluate_all(assignment: str, edits, reuse: bool = True) -> list[Outcome]:
     with fast_path_pool() as pool:
-        return list(pool.map(evaluate, [assignment] * len(edits), edits))
+        return list(pool.map(evaluate, [assignment] * len(edits), edits, [reuse] * len(edits)))
 
 
 SETS = {"corpus": "", "fresh": "FRESH_", "held_out": "HELD_OUT_"}  # set name -> prefix of its tuples in corpus.py
@@ -191,9 +198,10 @@ def kernel_sample(assignment: str) -> tuple[Edit, ...]:
 
 
 def failed_by_edit(assignment: str) -> dict[str, list[str]]:
-    """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name."""
+    """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name, with every
+    probe run (no reuse: the tests compare them with the figures, which reuse probe data)."""
     failed = {"(solution)": sorted(failed_checks(assignment, sample_notebook(assignment, "perfect")))}
-    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment))}
+    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment), False)}
 
 
 def evaluate_corpora(assignment: str, sets: tuple[Corpus, ...]) -> dict[str, Figures]:

@@ -128,8 +128,13 @@ def run_steps(steps: dict[str, Callable[[], object]], *, limit: float | None = N
     return results, errors
 
 
+def cell_file(cell_id: str) -> str:
+    """The file name a cell's code is compiled under: its functions' code objects carry it (co_filename)."""
+    return f"<cell {cell_id}>"
+
+
 def _run_cell(cell_id: str, source: str, ns: dict) -> None:
-    exec(compile(source, f"<cell {cell_id}>", "exec"), ns)
+    exec(compile(source, cell_file(cell_id), "exec"), ns)
 
 
 # Probes run on the CPU, where the reference data were computed, whatever GPU the machine has: the notebooks pick
@@ -137,14 +142,15 @@ def _run_cell(cell_id: str, source: str, ns: dict) -> None:
 CPU_ONLY = {"CUDA_VISIBLE_DEVICES": ""}
 
 
-def execute_program(program: list[tuple[str, str]], workdir: Path, **options) -> tuple[dict, dict[str, str]]:
-    """Run each cell in one namespace, in `workdir`, with no GPU visible (CPU_ONLY: this process's CUDA is hidden
-    before the notebook first asks for it); returns (namespace, error by cell id).
+def execute_program(program: list[tuple[str, str]], workdir: Path, ns: dict | None = None,
+                    **options) -> tuple[dict, dict[str, str]]:
+    """Run each cell in one namespace (a new one, or `ns` to go on in), in `workdir`, with no GPU visible (CPU_ONLY:
+    this process's CUDA is hidden before the notebook first asks for it); returns (namespace, error by cell id).
 
     `options` are run_steps's: a time limit per cell, cells to skip, a call before each cell.
     """
     os.environ.update(CPU_ONLY)
-    ns: dict = {"__name__": "__main__"}
+    ns = {"__name__": "__main__"} if ns is None else ns
     cells = {cell_id: functools.partial(_run_cell, cell_id, source, ns) for cell_id, source in program}
     previous = Path.cwd()
     os.chdir(workdir)
@@ -155,16 +161,18 @@ def execute_program(program: list[tuple[str, str]], workdir: Path, **options) ->
     return ns, errors
 
 
-def run_probes(module: ModuleType, ns: dict, prefix: str = "",
+def run_probes(module: ModuleType, ns: dict, prefix: str = "", only: Collection[str] | None = None,
                **options) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
-    """Every probe of `module` on the namespace `ns`: (outputs by step id, error by step id).
+    """Every probe of `module` (or those named in `only`) on the namespace `ns`: (outputs by step id, error by step
+    id).
 
     A probe's step id is `prefix` + its name. `options` are run_steps's (a time limit per probe,
     step ids to skip, a call before each). An error or a text output (an error a probe caught)
     that names one of the module's stand-ins (its STAND_INS: class name -> what to call it)
     names what it stands in for instead.
     """
-    steps = {prefix + name: functools.partial(restoring_inputs, module, probe, ns) for name, probe in module.PROBES.items()}
+    steps = {prefix + name: functools.partial(restoring_inputs, module, probe, ns) for name, probe in module.PROBES.items()
+             if only is None or name in only}
     outputs, errors = run_steps(steps, **options)
     names = stand_ins(module)
     outputs = {step_id: {key: unnamed_in_text(value, names) for key, value in data.items()}
