@@ -41,7 +41,7 @@ Program = list[tuple[str, str]]  # (cell id, source), as course.probes.graded_pr
 
 class Recorder(dict):
     """A namespace that records the names read from it: as the globals of exec'd code, every global lookup too
-    (for a dict subclass, CPython looks globals up through __getitem__)."""
+    (for a dict subclass, CPython looks globals up through __getitem__). Going through it reads every name."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -58,6 +58,22 @@ class Recorder(dict):
     def __contains__(self, key):
         self.read.add(key)
         return super().__contains__(key)
+
+    def __iter__(self):
+        self.read.update(dict.keys(self))
+        return super().__iter__()
+
+    def keys(self):
+        self.read.update(dict.keys(self))
+        return super().keys()
+
+    def values(self):
+        self.read.update(dict.keys(self))
+        return super().values()
+
+    def items(self):
+        self.read.update(dict.keys(self))
+        return super().items()
 
 
 class CellTracer:

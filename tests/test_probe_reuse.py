@@ -12,7 +12,7 @@ import pytest
 from course import paths
 from course.grader_accuracy import failed_checks
 from course.grading.probe import HIDDEN_RUNS, run_twice
-from course.probe_reuse import probe_data, probes_to_run, solution_probes
+from course.probe_reuse import Recorder, probe_data, probes_to_run, solution_probes
 from course.probes import execute_program, graded_program, load_probes
 from course.samples import Edit, apply_edits, sample_notebook
 from helpers import ASSIGNMENT
@@ -35,6 +35,22 @@ def test_on_the_solution_each_probe_uses_the_cell_of_the_function_it_calls_and_n
                              "clip_values": {"answer-clip"}, "normalize_values": {"answer-normalize"},
                              "normalize_constant": {"answer-normalize"}, "mean_values": {"answer-mean"}}
     assert solution.entangled == set()
+
+
+@pytest.mark.parametrize("read", [lambda ns: ns["square"], lambda ns: ns.get("square"), lambda ns: "square" in ns,
+                                  lambda ns: exec("square", ns)], ids=["item", "get", "in", "a global in code"])
+def test_a_name_read_from_the_namespace_is_recorded(read):
+    ns = Recorder(square=1, cube=2)
+    read(ns)
+    assert ns.read == {"square"}
+
+
+@pytest.mark.parametrize("walk", [list, lambda ns: list(ns.items()), lambda ns: list(ns.values()), dict],
+                         ids=["iter", "items", "values", "a copy"])
+def test_going_through_the_namespace_reads_every_name(walk):
+    ns = Recorder(square=1, cube=2)
+    walk(ns)
+    assert ns.read == {"square", "cube"}
 
 
 def test_an_edit_inside_a_function_runs_again_the_probes_of_its_cell_only():
