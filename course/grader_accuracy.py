@@ -201,7 +201,7 @@ def failed_by_edit(assignment: str) -> dict[str, list[str]]:
     """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name, with every
     probe run (no reuse: the tests compare them with the figures, which reuse probe data)."""
     failed = {"(solution)": sorted(failed_checks(assignment, sample_notebook(assignment, "perfect")))}
-    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment), False)}
+    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment), reuse=False)}
 
 
 def evaluate_corpora(assignment: str, sets: tuple[Corpus, ...]) -> dict[str, Figures]:
