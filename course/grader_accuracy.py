@@ -198,10 +198,10 @@ def kernel_sample(assignment: str) -> tuple[Edit, ...]:
 
 
 def failed_by_edit(assignment: str) -> dict[str, list[str]]:
-    """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name, with every
-    probe run (no reuse: the tests compare them with the figures, which reuse probe data)."""
+    """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name, graded as
+    the figures are (each edit runs the probes it can change, course.probe_reuse)."""
     failed = {"(solution)": sorted(failed_checks(assignment, sample_notebook(assignment, "perfect")))}
-    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment), reuse=False)}
+    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment))}
 
 
 def evaluate_corpora(assignment: str, sets: tuple[Corpus, ...]) -> dict[str, Figures]:

@@ -16,8 +16,7 @@ the global random state a probe starts from (the probes draw their inputs from t
 code that draws from the global one, such as dropout left on in eval mode, gets other draws, as it would after an
 edit of another cell). Such code fails the same checks with other numbers in its messages: on every edit of the four
 assignments' sets, reuse and a run of every probe gave the same verdicts, and the same messages but for two
-mutants' numbers. The tests compare the failing checks of a sample of every set, graded with every probe run
-(tests/test_assignments.py).
+mutants' numbers (compared at issue 22; tests/test_probe_reuse.py compares the two on the fixture assignment).
 
 Only the grader-accuracy tool reuses probe data: the real grader runs every probe of every submission in the
 sandbox (course.grading.probe).

@@ -1,8 +1,8 @@
 """The grader-accuracy tool's reuse of the solution's probe data (course.probe_reuse), on the fixture assignment: an
 edit runs again the probes of the cell it changes, and every probe when it could reach further.
 
-That reuse changes no verdict on the real assignments is tested in tests/test_assignments.py, which grades a sample
-of every set with every probe run."""
+On every edit of the four real assignments' sets, reuse gave the verdicts of a run of every probe when it was
+written (issue 22); here, every edit of the fixture's corpus is graded both ways at each run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from course import paths
-from course.grader_accuracy import failed_checks
+from course.grader_accuracy import corpora, failed_checks
 from course.grading.probe import HIDDEN_RUNS, run_twice
 from course.probe_reuse import Recorder, probe_data, probes_to_run, solution_probes
 from course.probes import execute_program, graded_program, load_probes
@@ -102,3 +102,12 @@ def test_an_edit_whose_code_rebinds_another_cells_name_when_called_is_judged_on_
     nb = apply_edits(sample_notebook(ASSIGNMENT, "perfect"),
                      [Edit("rebinds", "answer-cube", ((BODY, "global square\n    square = None\n    " + BODY),), "")])
     assert set(failed_checks(ASSIGNMENT, nb, reuse=True)) == set(failed_checks(ASSIGNMENT, nb)) >= {"square_values"}
+
+
+
+def test_every_edit_of_the_corpus_fails_the_same_checks_with_the_same_messages_as_on_a_full_run():
+    graded = {e.name: apply_edits(sample_notebook(ASSIGNMENT, "perfect"), [e]) for c in corpora(ASSIGNMENT)
+              for e in c.edits}
+    assert len(graded) >= 10
+    assert [name for name, nb in graded.items()
+            if failed_checks(ASSIGNMENT, nb, reuse=True) != failed_checks(ASSIGNMENT, nb)] == []
