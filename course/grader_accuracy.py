@@ -150,13 +150,13 @@ def failed_checks(assignment: str, nb: nbformat.NotebookNode, reuse: bool = Fals
             if not result["passed"]}
 
 
-def evaluate(assignment: str, edit: Edit, reuse: bool = True) -> Outcome:
-    """Apply one edit to the solution and judge every check (with `reuse`, running only the probes it can change)."""
+def evaluate(assignment: str, edit: Edit) -> Outcome:
+    """Apply one edit to the solution and judge every check, running only the probes the edit can change."""
     import torch
 
     torch.set_num_threads(1)
     edited = apply_edits(sample_notebook(assignment, "perfect"), [edit])
-    return Outcome(assignment, edit, failed_checks(assignment, edited, reuse))
+    return Outcome(assignment, edit, failed_checks(assignment, edited, reuse=True))
 
 
 def fast_path_pool() -> ProcessPoolExecutor:
@@ -166,9 +166,9 @@ def fast_path_pool() -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=int(os.environ.get("COURSE_FAST_PATH_PROCESSES", "2")))
 
 
-def evaluate_all(assignment: str, edits, reuse: bool = True) -> list[Outcome]:
+def evaluate_all(assignment: str, edits) -> list[Outcome]:
     with fast_path_pool() as pool:
-        return list(pool.map(evaluate, [assignment] * len(edits), edits, [reuse] * len(edits)))
+        return list(pool.map(evaluate, [assignment] * len(edits), edits))
 
 
 SETS = {"corpus": "", "fresh": "FRESH_", "held_out": "HELD_OUT_"}  # set name -> prefix of its tuples in corpus.py

@@ -104,7 +104,6 @@ def test_an_edit_whose_code_rebinds_another_cells_name_when_called_is_judged_on_
     assert set(failed_checks(ASSIGNMENT, nb, reuse=True)) == set(failed_checks(ASSIGNMENT, nb)) >= {"square_values"}
 
 
-
 def test_every_edit_of_the_corpus_fails_the_same_checks_with_the_same_messages_as_on_a_full_run():
     graded = {e.name: apply_edits(sample_notebook(ASSIGNMENT, "perfect"), [e]) for c in corpora(ASSIGNMENT)
               for e in c.edits}
