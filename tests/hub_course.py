@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -20,6 +21,7 @@ import requests
 from course import paths
 from helpers import FIXTURE_ASSIGNMENTS, course_env, released_course, run
 
+SUCCEEDED = re.compile(r" [123]0\d (GET|HEAD|POST|PUT|PATCH|DELETE) ")  # a request's line in the hub's log
 PROXY = paths.ROOT / "build" / "hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 
 
@@ -74,6 +76,14 @@ class Hub:
     def contents(self, user: str, path: str, **kwargs) -> requests.Response:
         return self.request(kwargs.pop("method", "GET"), f"/user/{user}/api/contents/{path}", **kwargs)
 
+    def log_tail(self, lines: int = 40) -> str:
+        """The last `lines` of the hub's log (its own and every server's it started), successful requests left out."""
+        log = self.root / "build" / "hub" / "state" / "hub.log"
+        if not log.exists():
+            return f"(no {log})"
+        told = [line for line in log.read_text(errors="replace").splitlines() if not SUCCEEDED.search(line)]
+        return "\n".join(told[-lines:])
+
     def instructor(self, *args: str) -> str:
         """A course command of the instructor (the course directory's owner)."""
         return run([sys.executable, "-m", *args], self.env)
@@ -81,8 +91,9 @@ class Hub:
 
 @contextlib.contextmanager
 def course_hub(prefix: str) -> Iterator[Hub]:
-    """A hub serving a scratch course of the fixture assignment, with the sample roster's students as accounts
-    named `prefix` + id; everything it made is removed afterwards."""
+    """A hub serving a scratch course of the fixture assignment, with the sample roster's students as new accounts
+    named `prefix` + id (any of that name an interrupted run left are removed first); everything it made is removed
+    afterwards."""
     top = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
     top.chmod(0o711)  # the students' servers pass through it to the venv and the exchange
     root = top / "course"
@@ -90,6 +101,7 @@ def course_hub(prefix: str) -> Iterator[Hub]:
     token = secrets.token_hex(16)
     env = {**course_env(root, root / "assignments"), "COURSE_HUB_PREFIX": prefix, "COURSE_HUB_PROXY": str(PROXY),
            "COURSE_HUB_SERVICE_TOKEN": token}
+    clean(env)  # accounts an interrupted run left (with what they fetched) would not start as a class starts
     released_course(root, env)
     port = free_ports()
     server = subprocess.Popen([sys.executable, "-m", "course.hub.serve", "--port", str(port)], cwd=paths.ROOT, env=env,
@@ -104,8 +116,13 @@ def course_hub(prefix: str) -> Iterator[Hub]:
             server.wait(timeout=60)
         except subprocess.TimeoutExpired:
             server.kill()
-        subprocess.run([sys.executable, "-m", "course.hub.clean"], cwd=paths.ROOT, env=env, capture_output=True)
+        clean(env)
         shutil.rmtree(top, ignore_errors=True)
+
+
+def clean(env: dict) -> None:
+    """`make hub-clean` for the test's hub: its accounts, their homes and processes removed."""
+    run([sys.executable, "-m", "course.hub.clean"], env)
 
 
 def as_account(account: str, *command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -63,7 +64,14 @@ class Page:
         self.driver, self.hub, self.user = driver, hub, user
 
     def wait(self, condition, seconds: float = 60):
-        return WebDriverWait(self.driver, seconds).until(condition)
+        """`condition`'s first true value; past `seconds`, the test fails with what the page and the hub showed."""
+        try:
+            return WebDriverWait(self.driver, seconds).until(condition)
+        except TimeoutException:
+            self.shot("timed-out")
+            pytest.fail(f"{self.user}'s browser waited {seconds} s in vain. The page showed:\n"
+                        f"{self.driver.find_element(By.TAG_NAME, 'body').text[-3000:]}\n"
+                        f"The end of the hub's log:\n{self.hub.log_tail()}")
 
     def shot(self, name: str) -> None:
         self.driver.save_screenshot(str(SHOTS / f"{len(list(SHOTS.iterdir())) + 1:02d}-{name}.png"))
@@ -207,6 +215,8 @@ def test_two_students_fetch_it_from_the_assignments_tab(hub):
             page.wait(lambda d: page.rows("fetched"))
             assert ASSIGNMENT in page.rows("fetched")[0].text
             page.shot(f"{student}-fetched")
+            workspaces = Path(f"/home/{student}/.jupyter/lab/workspaces")  # JupyterLab kept the layout
+            page.wait(lambda d: workspaces.is_dir() and any(workspaces.iterdir()))
 
 
 def test_alice_pastes_her_answers_runs_the_visible_tests_validates_and_submits(hub):

@@ -55,6 +55,9 @@ class CourseSpawner(LocalProcessSpawner):
         account = pwd.getpwnam(self.account)
         env.update(USER=account.pw_name, HOME=account.pw_dir, SHELL=account.pw_shell)
         env.update(self.instructor_environment if self.is_instructor else self.student_environment)
+        if not self.is_instructor:  # JupyterLab keeps a student's layout and settings in their home, not in the
+            lab = Path(account.pw_dir) / ".jupyter" / "lab"  # shared configuration folder they cannot write
+            env.update(JUPYTERLAB_WORKSPACES_DIR=str(lab / "workspaces"), JUPYTERLAB_SETTINGS_DIR=str(lab / "user-settings"))
         return env
 
     def get_args(self):
