@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]  # tests/ first: its conftest.py, not the repository's
 
 from conftest import worker_group  # noqa: E402
 

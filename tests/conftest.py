@@ -32,7 +32,8 @@ def pytest_configure(config) -> None:
 
 
 ASSIGNMENTS = assignments()
-BY_ASSIGNMENT = ("tests/test_assignments.py", "tests/test_pipeline.py")  # modules whose groups are assignments
+PIPELINE = "tests/test_pipeline.py"
+BY_ASSIGNMENT = ("tests/test_assignments.py", PIPELINE)  # modules whose groups are assignments
 
 
 def worker_group(nodeid: str) -> str:
@@ -40,8 +41,13 @@ def worker_group(nodeid: str) -> str:
     module's tests share its fixtures), except in the modules parametrized by assignment, whose groups are its
     assignments (in the per-assignment suite a group shares the fast-path figures of its assignment's corpus,
     tests/helpers.every_set_figures), e.g.
-    'tests/test_assignments.py::test_x[fresh-causal_language_model]' -> 'tests/test_assignments.py[causal_language_model]'."""
+    'tests/test_assignments.py::test_x[fresh-causal_language_model]' -> 'tests/test_assignments.py[causal_language_model]';
+    and an assignment's own tests join its pipeline's group, whose graded solution they may read (the repository
+    conftest's graded_solution, graded once per worker):
+    'assignments/causal_language_model/tests/test_solution.py::test_x' -> 'tests/test_pipeline.py[causal_language_model]'."""
     module, _, test = nodeid.partition("::")
+    if module.startswith("assignments/"):
+        return f"{PIPELINE}[{module.split('/')[1]}]"
     if module.endswith(BY_ASSIGNMENT) and "[" in test:
         return f"{module}[{next(p for p in test[test.index('[') + 1:-1].split('-') if p in ASSIGNMENTS)}]"
     return module
@@ -56,7 +62,6 @@ SLOWEST_GROUPS = ("tests/test_gradescope.py", "tests/test_grading_end_to_end.py"
                   "tests/test_assignments.py[causal_language_model]", "tests/test_cluster.py",
                   "tests/test_pipeline.py[causal_language_model]",
                   "tests/test_assignments.py[hand_designed_attention]",
-                  "assignments/causal_language_model/tests/test_solution.py",
                   "tests/test_pipeline.py[hand_designed_attention]",
                   "tests/test_formgrader.py", "tests/test_check_items.py")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import os
 import shutil
@@ -24,6 +25,7 @@ from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
 from course.probes import execute_program, graded_program
 from course.reference import solution_outputs
+from course.samples import sample_notebook
 
 __all__ = ["ASSIGNMENT", "FIXTURE_ASSIGNMENTS"]  # the machinery's tests grade the fixture assignment
 
@@ -119,6 +121,22 @@ def hand_in_with_log(release: Path, folder: Path, notebook: nbformat.NotebookNod
     run([sys.executable, "-c", WRITE_LOG, assignment, str(folder)], {**env, "PYTHONPATH": f"{folder}:{paths.ROOT}"})
 
 
+SOLUTION_STUDENT = "perfect"  # the solution, handed in under its sample's name
+
+
+def graded_course(root: Path, assignment: str) -> Path:
+    """`root`, a scratch course directory where `assignment` was released, its solution handed in as SOLUTION_STUDENT
+    with the log its code writes (its demonstrations not run first: nbgrader runs the whole notebook, training
+    included, when it grades) and graded by `course.grading.batch`, as `make autograde` grades."""
+    env = course_env(root, paths.ASSIGNMENTS_DIR)
+    released_course(root, env, assignment)
+    with paths_of(root, paths.ASSIGNMENTS_DIR):
+        notebook = sample_notebook(assignment, SOLUTION_STUDENT)
+    hand_in_with_log(root / "release" / assignment, root / "submitted" / SOLUTION_STUDENT / assignment, notebook, env)
+    run([sys.executable, "-m", "course.grading.batch", assignment], env)
+    return root
+
+
 # The real assignment whose solution tests/test_gradescope.py grades in Gradescope's container; tests/test_pipeline.py
 # grades the others' through the course's batch. Each real solution is graded once, whole, by the sandboxed path.
 GRADED_IN_GRADESCOPE = "pretrained_attention"
@@ -194,15 +212,17 @@ def long_running_cells(assignment: str) -> list[str]:
             if cell.cell_type == "code" and limits.cell_timeout(cell) == limits.LONG_CELL_TIMEOUT_S]
 
 
-def whole_notebook_namespace(assignment: str) -> dict:
+def whole_notebook_namespace(assignment: str, before_training: bool = False) -> dict:
     """The namespace after every code cell of the instructor notebook but the log's, run here (training included;
-    plots not shown)."""
+    plots not shown); with `before_training`, after the code cells above its first long-running one only."""
     import matplotlib
 
     matplotlib.use("Agg")
-    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
-    program = [(cell.id, cell.source) for cell in source.cells
-               if cell.cell_type == "code" and cell.id != "write-submission-log"]
+    cells = [cell for cell in nbformat.read(paths.source_notebook(assignment), as_version=4).cells
+             if cell.cell_type == "code" and cell.id != "write-submission-log"]
+    if before_training:
+        cells = list(itertools.takewhile(lambda cell: not limits.is_long_running(cell), cells))
+    program = [(cell.id, cell.source) for cell in cells]
     ns, errors = execute_program(program, paths.source_dir(assignment))
     assert not errors, errors
     return ns

@@ -26,7 +26,7 @@ from course.gradescope import AUTOGRADER
 from course.gradescope.results import SETTINGS_FILE, Settings, crashed_results, results, visible_test_errors
 from course.grading import limits, sandbox
 from course.grading.grade_one import (failed_child_record, grading_env, read_record, run_in_child, submission_entries,
-                                      write_record)
+                                      work_folder, write_record)
 
 STUDENT = "student"  # one container grades one submission: the course directory holds this one student
 GRADER_FAILED = ("The autograder failed before it could grade your submission; your instructor has been told. "
@@ -55,7 +55,7 @@ def hand_in(upload: Path, folder: Path, assignment: str) -> list[str]:
 def fresh_course_state(assignment: str) -> Path:
     """Remove what an earlier run left of the student (a rerun starts where the first did); their folder."""
     for folder in (paths.submission_dir(STUDENT, assignment), paths.COURSE / "autograded" / STUDENT,
-                   paths.feedback_dir(STUDENT, assignment), paths.BUILD / "grading" / assignment / STUDENT):
+                   paths.feedback_dir(STUDENT, assignment), work_folder(assignment, STUDENT)):
         shutil.rmtree(folder, ignore_errors=True)
     paths.record_file(assignment, STUDENT).unlink(missing_ok=True)
     return paths.submission_dir(STUDENT, assignment)

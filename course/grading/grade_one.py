@@ -160,7 +160,7 @@ def invalid_record(assignment: str, student: str, folder: Path) -> Record | None
 def grade_one(assignment: str, student: str) -> Record:
     """Grade submitted/<student>/<assignment>/ and return its record."""
     folder = paths.submission_dir(student, assignment)
-    work = paths.BUILD / "grading" / assignment / student
+    work = work_folder(assignment, student)
     work.mkdir(parents=True, exist_ok=True)
     invalid = invalid_record(assignment, student, folder)
     if invalid:
@@ -186,6 +186,19 @@ def grade_one(assignment: str, student: str) -> Record:
 NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"
 
 
+def work_folder(assignment: str, student: str) -> Path:
+    """What the grading of one submission keeps: its steps' logs, the verdicts, the sandbox's folders."""
+    return paths.BUILD / "grading" / assignment / student
+
+
+def kernel_folder(assignment: str, student: str) -> Path:
+    """The folder nbgrader's kernel runs the submission's notebook in, where what the notebook writes stays: a scratch
+    copy in the work folder under the sandbox (prepare_kernel_folder), nbgrader's autograded folder without it."""
+    if SANDBOX == "none":
+        return paths.COURSE / "autograded" / student / assignment
+    return work_folder(assignment, student) / "kernel"
+
+
 def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     """nbgrader autograde in the sandboxed kernel, scored by the judge's `verdicts`; then nbgrader's feedback."""
     assignment, student = record.assignment, record.student
@@ -194,7 +207,7 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     scores.unlink(missing_ok=True)
     options, env, sockets = [], {VERDICTS_VARIABLE: str(verdicts), SCORES_VARIABLE: str(scores)}, None
     if SANDBOX != "none":
-        scratch = work / "kernel"
+        scratch = kernel_folder(assignment, student)
         prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
         options, jail_env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch)
         env.update(jail_env)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-import sys
+import re
 
 import nbformat
 import pytest
@@ -18,11 +18,12 @@ import torch.nn.functional as F
 from course import paths
 from course.checks import grade_cells as points_of
 from course.grader_accuracy import failed_checks
+from course.grading.grade_one import kernel_folder
 from course.samples import sample_notebook
-from helpers import long_running_cells, solution_namespace, whole_notebook_namespace
+from helpers import SOLUTION_STUDENT, long_running_cells, paths_of, solution_namespace, whole_notebook_namespace
 
 ASSIGNMENT = "causal_language_model"
-SOURCE_NB = nbformat.read(paths.source_notebook(ASSIGNMENT), as_version=4)
+PROMPT = "HAMLET\nTo be, or not to be"  # the samples' prompt (the notebook's cell demo-samples)
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +33,31 @@ def solution() -> dict:
 
 
 @pytest.fixture(scope="module")
-def whole_notebook() -> dict:
-    """The whole notebook, training included: about 25 s."""
-    return whole_notebook_namespace(ASSIGNMENT)
+def before_training() -> dict:
+    """The notebook's code cells above its training, run here: the masks' and saturation's demonstrations, the data
+    and the baselines."""
+    return whole_notebook_namespace(ASSIGNMENT, before_training=True)
+
+
+@pytest.fixture(scope="module")
+def graded(graded_solution) -> dict:
+    """The notebook as the course graded its solution: nbgrader ran it whole, training included, in the sandboxed
+    kernel (the repository conftest's graded_solution, whose grades tests/test_pipeline.py checks; training it here
+    again would test nothing more). The submission_log.json the kernel wrote, and the executed notebook."""
+    course = graded_solution(ASSIGNMENT)
+    with paths_of(course, paths.ASSIGNMENTS_DIR):
+        log = kernel_folder(ASSIGNMENT, SOLUTION_STUDENT) / "submission_log.json"
+        executed = paths.COURSE / "autograded" / SOLUTION_STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    return {"log": json.loads(log.read_text()), "notebook": nbformat.read(executed, as_version=4)}
+
+
+def printed_samples(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    """The samples that the executed notebook's cell demo-samples printed, by name (each printed as a line
+    '----- name -----', then the sample, then a blank line)."""
+    [cell] = [cell for cell in notebook.cells if cell.id == "demo-samples"]
+    printed = "".join(output.text for output in cell.outputs if output.get("name") == "stdout")
+    parts = re.split(r"^----- (.+) -----\n", printed, flags=re.MULTILINE)
+    return {name: text.removesuffix("\n\n") for name, text in zip(parts[1::2], parts[2::2])}
 
 
 def test_points_add_up_to_forty_two_autograded_and_fifteen_by_hand():
@@ -93,9 +116,9 @@ def test_a_fill_of_minus_1e9_does_not_fit_in_float16(solution):
     assert half.tolist() == [[0.5, 0.0, 0.5], [0.0, 0.0, 0.0]]
 
 
-def test_scaling_keeps_attention_responsive_and_its_absence_saturates_it(whole_notebook):
+def test_scaling_keeps_attention_responsive_and_its_absence_saturates_it(before_training):
     """The saturation table the first written answer quotes."""
-    table = whole_notebook["saturation"]
+    table = before_training["saturation"]
     scaled = [table[True, d]["jacobian_norm"] for d in (4, 1024)]
     unscaled = {key: [table[False, d][key] for d in (4, 1024)] for key in ("max_weight", "entropy", "jacobian_norm")}
     assert all(0.25 < norm < 0.35 for norm in scaled)
@@ -104,8 +127,8 @@ def test_scaling_keeps_attention_responsive_and_its_absence_saturates_it(whole_n
     assert unscaled["jacobian_norm"] == pytest.approx([0.32, 0.04], abs=0.005)
 
 
-def test_the_causal_layer_depends_on_no_later_input_and_the_reversed_mask_leaks(whole_notebook):
-    matrices = whole_notebook["dependencies"]
+def test_the_causal_layer_depends_on_no_later_input_and_the_reversed_mask_leaks(before_training):
+    matrices = before_training["dependencies"]
     assert torch.all(torch.triu(matrices["causal (1 = may attend)"], diagonal=1) == 0)
     assert torch.triu(matrices["reversed"], diagonal=1).max() > 0.5
     assert torch.all(torch.tril(matrices["reversed"], diagonal=-1) == 0)
@@ -147,38 +170,34 @@ def test_greedy_generation_from_a_long_prompt_reads_only_the_last_block(solution
 # ---------------------------------------------------------------- the trained model
 
 
-def test_the_trained_model_beats_every_baseline_on_validation_and_test(whole_notebook):
-    baselines = whole_notebook["baselines"]
-    assert round(baselines["uniform"], 2) == 4.16 and round(baselines["bigram"], 2) == 2.50
-    assert whole_notebook["val_loss"] < baselines["bigram"] - 0.4  # 1.88 vs 2.50 in the prose
-    test_bigram = whole_notebook["test_baselines"]["bigram"]
-    assert whole_notebook["test_loss"] < test_bigram - 0.4
-    assert whole_notebook["history"]["step"] == list(range(100, 1001, 100))
+def test_the_trained_model_beats_every_baseline_on_validation_and_test(graded, before_training):
+    metrics = graded["log"]["metrics"]
+    assert round(metrics["uniform_val_loss"], 2) == 4.16 and round(metrics["bigram_val_loss"], 2) == 2.50
+    assert metrics["val_loss"] < metrics["bigram_val_loss"] - 0.4  # 1.88 vs 2.50 in the prose
+    ns = before_training
+    test_bigram = ns["baseline_losses"](ns["data"]["train"], ns["data"]["test"], ns["tokenizer"].vocab_size)["bigram"]
+    assert metrics["test_loss"] < test_bigram - 0.4
+    assert graded["log"]["details"]["history"]["step"] == list(range(100, 1001, 100))
 
 
-def test_the_samples_keep_the_prompt_and_follow_the_plays_layout(whole_notebook):
-    samples = whole_notebook["samples"]
-    prompt = whole_notebook["PROMPT"]
-    assert all(text.startswith(prompt) and len(text) == len(prompt) + 200 for text in samples.values())
+def test_the_samples_keep_the_prompt_and_follow_the_plays_layout(graded):
+    samples = printed_samples(graded["notebook"])
+    assert list(samples) == ["greedy", "temperature 0.5", "temperature 0.8", "temperature 1.2",
+                             "temperature 1.2, top-k 5"]
+    assert all(text.startswith(PROMPT) and len(text) == len(PROMPT) + 200 for text in samples.values())
     # The play's layout: a speaker's name alone on a line, in capitals. Which sample shows one, and which name, depends
     # on the CPU's rounding (training and sampling amplify it): any of them will do.
     lines = [line for text in samples.values() for line in text.splitlines()[2:]]
     assert any(len(line) >= 4 and line.replace(" ", "").isalpha() and line.isupper() for line in lines), samples
 
 
-def test_the_submission_log_keeps_metrics_history_samples_and_the_saturation_table(whole_notebook, tmp_path,
-                                                                                   monkeypatch):
-    monkeypatch.syspath_prepend(str(paths.source_dir(ASSIGNMENT)))
-    monkeypatch.chdir(tmp_path)
-    for module in ("submission_log", "visible_probes"):
-        monkeypatch.delitem(sys.modules, module, raising=False)
-    log_cell = next(cell.source for cell in SOURCE_NB.cells if cell.id == "write-submission-log")
-    exec(compile(log_cell, "<cell write-submission-log>", "exec"), whole_notebook)
-    log = json.loads((tmp_path / "submission_log.json").read_text())
+def test_the_submission_log_keeps_metrics_history_samples_and_the_saturation_table(graded):
+    log = graded["log"]
     assert log["probe_errors"] == {}
     assert math.isclose(log["metrics"]["val_perplexity"], math.exp(log["metrics"]["val_loss"]))
     assert set(log["metrics"]) == {"val_loss", "test_loss", "val_perplexity", "training_seconds", "steps",
                                    "uniform_val_loss", "unigram_val_loss", "bigram_val_loss"}
     assert log["details"]["history"]["step"][-1] == 1000
-    assert log["details"]["samples"]["temperature 0.8, seed 0"].startswith("HAMLET\nTo be, or not to be")
+    assert log["details"]["samples"]["temperature 0.8, seed 0"] == printed_samples(graded["notebook"])["temperature 0.8"]
+    assert log["details"]["samples"]["temperature 0.8, seed 0"].startswith(PROMPT)
     assert len(log["details"]["saturation"]) == 10
