@@ -92,6 +92,11 @@ def feedback_dir(student: str, assignment: str) -> Path:
     return COURSE / "feedback" / student / assignment
 
 
+def autograded_dir(student: str, assignment: str) -> Path:
+    """nbgrader's copy of a submission as it graded it: the executed notebook, with its outputs."""
+    return COURSE / "autograded" / student / assignment
+
+
 def record_file(assignment: str, student: str) -> Path:
     """The result record of one graded submission."""
     return BUILD / "results" / assignment / f"{student}.json"

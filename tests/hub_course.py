@@ -70,15 +70,20 @@ class Hub:
         response.raise_for_status()
         return response
 
+    @property
+    def state(self) -> Path:
+        """The hub's state folder (course.hub.serve's STATE in the scratch course): passwords, the hub's log."""
+        return self.root / "build" / "hub" / "state"
+
     def password(self, account: str) -> str:
-        return json.loads((self.root / "build" / "hub" / "state" / "passwords.json").read_text())[account]
+        return json.loads((self.state / "passwords.json").read_text())[account]
 
     def contents(self, user: str, path: str, **kwargs) -> requests.Response:
         return self.request(kwargs.pop("method", "GET"), f"/user/{user}/api/contents/{path}", **kwargs)
 
     def log_tail(self, lines: int = 40) -> str:
         """The last `lines` of the hub's log (its own and every server's it started), successful requests left out."""
-        log = self.root / "build" / "hub" / "state" / "hub.log"
+        log = self.state / "hub.log"
         if not log.exists():
             return f"(no {log})"
         told = [line for line in log.read_text(errors="replace").splitlines() if not SUCCEEDED.search(line)]

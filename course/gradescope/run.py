@@ -82,7 +82,7 @@ def grade(settings: Settings, upload: Path) -> dict:
         record = asdict(failed_child_record(assignment, STUDENT, folder, code, alone=False))
         write_record(record)
     record["messages"] = notes + sandbox_notes + record["messages"]
-    visible = visible_test_errors(paths.COURSE / "autograded" / STUDENT / assignment / f"{assignment}.ipynb")
+    visible = visible_test_errors(paths.autograded_dir(STUDENT, assignment) / f"{assignment}.ipynb")
     return results(record, visible, settings)
 
 

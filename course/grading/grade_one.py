@@ -195,14 +195,14 @@ def kernel_folder(assignment: str, student: str) -> Path:
     """The folder nbgrader's kernel runs the submission's notebook in, where what the notebook writes stays: a scratch
     copy in the work folder under the sandbox (prepare_kernel_folder), nbgrader's autograded folder without it."""
     if SANDBOX == "none":
-        return paths.COURSE / "autograded" / student / assignment
+        return paths.autograded_dir(student, assignment)
     return work_folder(assignment, student) / "kernel"
 
 
 def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     """nbgrader autograde in the sandboxed kernel, scored by the judge's `verdicts`; then nbgrader's feedback."""
     assignment, student = record.assignment, record.student
-    autograded = paths.COURSE / "autograded" / student / assignment
+    autograded = paths.autograded_dir(student, assignment)
     scores = work / "scores.json"
     scores.unlink(missing_ok=True)
     options, env, sockets = [], {VERDICTS_VARIABLE: str(verdicts), SCORES_VARIABLE: str(scores)}, None

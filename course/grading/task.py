@@ -168,7 +168,7 @@ def apply(result: Result) -> None:
     record = result.record
     assignment, student = record["assignment"], record["student"]
     if result.autograded:
-        write_folder(paths.COURSE / "autograded" / student / assignment, result.autograded)
+        write_folder(paths.autograded_dir(student, assignment), result.autograded)
     if result.feedback:
         write_folder(paths.feedback_dir(student, assignment), result.feedback)
     if result.autograder:

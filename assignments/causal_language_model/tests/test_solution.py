@@ -43,12 +43,12 @@ def before_training() -> dict:
 def graded(graded_solution) -> dict:
     """The notebook as the course graded its solution: nbgrader ran it whole, training included, in the sandboxed
     kernel (the repository conftest's graded_solution, whose grades tests/test_pipeline.py checks; training it here
-    again would test nothing more). The submission_log.json the kernel wrote, and the executed notebook."""
+    again would test nothing more). The submission_log.json the kernel wrote, and the samples its cells printed."""
     course = graded_solution(ASSIGNMENT)
     with paths_of(course, paths.ASSIGNMENTS_DIR):
         log = kernel_folder(ASSIGNMENT, SOLUTION_STUDENT) / "submission_log.json"
-        executed = paths.COURSE / "autograded" / SOLUTION_STUDENT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    return {"log": json.loads(log.read_text()), "notebook": nbformat.read(executed, as_version=4)}
+        executed = paths.autograded_dir(SOLUTION_STUDENT, ASSIGNMENT) / f"{ASSIGNMENT}.ipynb"
+    return {"log": json.loads(log.read_text()), "samples": printed_samples(nbformat.read(executed, as_version=4))}
 
 
 def printed_samples(notebook: nbformat.NotebookNode) -> dict[str, str]:
@@ -181,7 +181,7 @@ def test_the_trained_model_beats_every_baseline_on_validation_and_test(graded, b
 
 
 def test_the_samples_keep_the_prompt_and_follow_the_plays_layout(graded):
-    samples = printed_samples(graded["notebook"])
+    samples = graded["samples"]
     assert list(samples) == ["greedy", "temperature 0.5", "temperature 0.8", "temperature 1.2",
                              "temperature 1.2, top-k 5"]
     assert all(text.startswith(PROMPT) and len(text) == len(PROMPT) + 200 for text in samples.values())
@@ -198,6 +198,6 @@ def test_the_submission_log_keeps_metrics_history_samples_and_the_saturation_tab
     assert set(log["metrics"]) == {"val_loss", "test_loss", "val_perplexity", "training_seconds", "steps",
                                    "uniform_val_loss", "unigram_val_loss", "bigram_val_loss"}
     assert log["details"]["history"]["step"][-1] == 1000
-    assert log["details"]["samples"]["temperature 0.8, seed 0"] == printed_samples(graded["notebook"])["temperature 0.8"]
+    assert log["details"]["samples"]["temperature 0.8, seed 0"] == graded["samples"]["temperature 0.8"]
     assert log["details"]["samples"]["temperature 0.8, seed 0"].startswith(PROMPT)
     assert len(log["details"]["saturation"]) == 10
