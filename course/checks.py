@@ -241,7 +241,7 @@ def checks_for(assignment: str) -> dict[str, Check]:
 def grade_cells(assignment: str) -> tuple[dict[str, int], dict[str, int]]:
     """Points of the autograded test cells (one per check) and of the hand-graded answer cells, by grade_id."""
     auto, manual = {}, {}
-    for cell in notebook_cache.read(paths.source_notebook(assignment)).cells:
+    for cell in notebook_cache.shared(paths.source_notebook(assignment)).cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade"):
             (manual if meta.get("solution") else auto)[meta["grade_id"]] = meta["points"]

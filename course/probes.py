@@ -61,11 +61,11 @@ def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tu
     nbgrader's is (course.grading.repair).
     """
     submitted = copy.deepcopy(submitted)
-    repair(submitted, notebook_cache.read(paths.release_dir(assignment) / f"{assignment}.ipynb"))
+    repair(submitted, notebook_cache.shared(paths.release_dir(assignment) / f"{assignment}.ipynb"))
     answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source
                for cell in submitted.cells if cell.cell_type == "code" and "nbgrader" in cell.metadata}
     program = []
-    for cell in notebook_cache.read(paths.source_notebook(assignment)).cells:
+    for cell in notebook_cache.shared(paths.source_notebook(assignment)).cells:
         meta = cell.metadata.get("nbgrader", {})
         grade_id = meta.get("grade_id", "")
         if cell.cell_type != "code":

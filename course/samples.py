@@ -78,7 +78,7 @@ def sample_notebook(assignment: str, sample: str) -> nbformat.NotebookNode:
     nb = notebook_cache.read(paths.release_dir(assignment) / f"{assignment}.ipynb")
     if sample == "blank":
         return nb
-    solution = _cells_by_id(notebook_cache.read(paths.source_notebook(assignment)))
+    solution = _cells_by_id(notebook_cache.shared(paths.source_notebook(assignment)))
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("solution"):

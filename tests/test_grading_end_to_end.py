@@ -27,7 +27,7 @@ import pytest
 from bad_submissions import CASES, EXTRA_SNOOPING, FULL, SECRET_VARIABLES, hand_in, snoop_targets
 from course import paths
 from course.grading import limits
-from course.grading.batch import STATUS_MEANING
+from course.grading.grade_one import STATUS_MEANING
 from course.grading.grade_one import nbgrader_command, submission_hash
 from course.grading.nbgrader_hooks import REFUSAL
 from course.grading.untrusted import escaped

@@ -17,7 +17,7 @@ import nbformat
 
 from course.checks import checks_for
 from course.grading import untrusted
-from course.grading.batch import STATUS_MEANING
+from course.grading.grade_one import STATUS_MEANING
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's
 SETTINGS_FILE = "gradescope.json"  # at the autograder's root

@@ -35,8 +35,8 @@ from tqdm import tqdm
 from course import paths
 from course.checks import grade_cells
 from course.grading import class_report, gradebook, limits, sandbox, similarity
-from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, failed_child_record, new_record, read_record,
-                                      run_in_child, submission_hash, write_record)
+from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, STATUS_MEANING, failed_child_record, new_record,
+                                      read_record, run_in_child, submission_hash, write_record)
 from course.grading.untrusted import escaped
 
 # A student id nbgrader, file names and a CSV all take as it is.
@@ -157,15 +157,6 @@ def grade_all(pool, submissions: list[tuple[str, str]], alone: bool = False, qui
             bar.write(line, file=sys.stdout)
             bar.set_postfix_str(", ".join(f"{status} {n}" for status, n in sorted(statuses.items())), refresh=False)
             bar.update()
-
-
-STATUS_MEANING = {  # what each status tells the student
-    "ok": "graded normally",
-    "invalid": "the submission could not be opened, see below",
-    "timeout": "some of your code ran past its time limit, see below",
-    "crashed": "your code stopped the process that ran it, see below",
-    "forged": "submission_log.json does not hold what your code computes",
-}
 
 
 def hand_summary(record: dict, hand: dict[str, float | None]) -> tuple[float, float, float]:

@@ -50,7 +50,14 @@ from course.probes import SKIPPED, graded_program, load_visible_probes
 # without isolation on a machine that cannot run it; every record says so.
 SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
 RECORD_VERSION = 2
-STATUSES = ("ok", "invalid", "timeout", "crashed", "forged")
+STATUS_MEANING = {  # each status a record may have, and what it tells the student
+    "ok": "graded normally",
+    "invalid": "the submission could not be opened, see below",
+    "timeout": "some of your code ran past its time limit, see below",
+    "crashed": "your code stopped the process that ran it, see below",
+    "forged": "submission_log.json does not hold what your code computes",
+}
+STATUSES = tuple(STATUS_MEANING)
 REGRADED_ALONE = "regraded-alone"  # the flag of a second grading, alone on the machine, after a timeout
 
 
