@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from bad_submissions import cell
-from course import paths
+from course import notebook_cache, paths
 from course.grading.repair import repair
 from course.probes import graded_program
 from helpers import ASSIGNMENT
@@ -66,3 +66,15 @@ def test_edits_to_read_only_cells_are_reported(release):
     nb = copy.deepcopy(release)
     cell(nb, "visible-square").source = "pass"
     assert repair(nb, release) == ["Read-only cells that were edited, restored for grading: visible-square."]
+
+
+def test_repairing_a_submission_leaves_the_course_notebooks_the_fast_path_shares_as_read(release):
+    """graded_program repairs against the release and takes setup cells from the source, both shared by every
+    notebook the fast path judges (course.notebook_cache.shared), never copied: they must stay as the files say."""
+    nb = copy.deepcopy(release)
+    nb.cells = [c for c in nb.cells if c.get("id") not in ("setup-imports", "normalize_values")]
+    for each in nb.cells:
+        each.metadata.pop("nbgrader", None)
+    graded_program(ASSIGNMENT, nb)
+    for path in (paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb", paths.source_notebook(ASSIGNMENT)):
+        assert notebook_cache.shared(path) == nbformat.read(path, as_version=4), path
