@@ -6,8 +6,9 @@ Chromium, pytest's workers, ..., the most CPU first.
 Runs the command and reads /proc every SAMPLE_S seconds: the CPU time of every process started after it began,
 sandboxed ones included (pytest's own durations give wall time per test; the CPU of a test's child processes is
 that test's only once they exit, and never that of a bubblewrap sandbox's). A process is named by its command
-line (KINDS: the first pattern it holds); one that lives less than SAMPLE_S is missed, and one sampled last up to
-SAMPLE_S before it ended loses that tail, so the figures are a little low.
+line (KINDS: the first pattern it holds), so the bubblewrap processes that wrap a sandboxed one count among its
+kind (three processes for one sandboxed kernel); one that lives less than SAMPLE_S is missed, and one sampled last
+up to SAMPLE_S before it ended loses that tail, so the figures are a little low.
 """
 
 from __future__ import annotations
