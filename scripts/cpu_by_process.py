@@ -3,12 +3,13 @@ Chromium, pytest's workers, ..., the most CPU first.
 
     .venv/bin/python scripts/cpu_by_process.py make test
 
-Runs the command and reads /proc every SAMPLE_S seconds: the CPU time of every process started after it began,
+Runs the command and reads /proc every SAMPLE_S seconds: the CPU time of the command and of every process it starts,
 sandboxed ones included (pytest's own durations give wall time per test; the CPU of a test's child processes is
-that test's only once they exit, and never that of a bubblewrap sandbox's). A process is named by its command
-line (KINDS: the first pattern it holds), so the bubblewrap processes that wrap a sandboxed one count among its
-kind (three processes for one sandboxed kernel); one that lives less than SAMPLE_S is missed, and one sampled last
-up to SAMPLE_S before it ended loses that tail, so the figures are a little low.
+that test's only once they exit, and never that of a bubblewrap sandbox's). A process counts when its parents, as
+first seen, lead to the command. It is named by its command line (KINDS: the first pattern it holds), so the
+bubblewrap processes that wrap a sandboxed one count among its kind (three processes for one sandboxed kernel).
+A process that lives less than SAMPLE_S is missed (and the processes it started, unless seen before it), and one
+sampled last up to SAMPLE_S before it ended loses that tail: the figures are a little low.
 """
 
 from __future__ import annotations
@@ -46,21 +47,31 @@ def boot_ticks() -> int:
 
 
 def sample(seen: dict, since: int) -> None:
-    """Record in `seen` ((pid, start) -> [kind, CPU seconds]) every process started after `since` (clock ticks)."""
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    """Record in `seen` (pid -> [kind, CPU seconds, parent's pid when first seen]) every process started after
+    `since` (clock ticks). (A pid used twice in one run, which takes millions of processes, counts as one.)"""
+    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
             name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
-            start = int(fields[19])
-            if start < since:
+            if int(fields[19]) < since:
                 continue
             cpu = (int(fields[11]) + int(fields[12])) / TICKS
-            if (pid, start) not in seen:
+            if pid not in seen:
                 command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                seen[(pid, start)] = [kind(command, name), cpu]
-            seen[(pid, start)][1] = max(seen[(pid, start)][1], cpu)
+                seen[pid] = [kind(command, name), cpu, int(fields[1])]
+            seen[pid][1] = max(seen[pid][1], cpu)
         except (OSError, ValueError, IndexError):  # gone while read
             pass
+
+
+def descendants(seen: dict, root: int) -> set[int]:
+    """`root` and the processes of `seen` whose parents lead to it."""
+    found, grew = {root}, True
+    while grew:
+        new = {pid for pid, (_, _, parent) in seen.items() if parent in found} - found
+        found |= new
+        grew = bool(new)
+    return found
 
 
 def cpu_by_kind(command: list[str]) -> tuple[int, Counter, Counter]:
@@ -72,7 +83,8 @@ def cpu_by_kind(command: list[str]) -> tuple[int, Counter, Counter]:
         sample(seen, since)
         time.sleep(SAMPLE_S)
     seconds, count = Counter(), Counter()
-    for label, cpu in seen.values():
+    for pid in descendants(seen, process.pid) & set(seen):
+        label, cpu, _ = seen[pid]
         seconds[label] += cpu
         count[label] += 1
     return process.returncode, seconds, count
