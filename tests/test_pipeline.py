@@ -7,10 +7,10 @@ same assertions (helpers.assert_graded_in_full); a second grading of its solutio
 Release, hand-in, `course.grading.batch` (sandboxed probe, judge, nbgrader), as `make autograde` grades an
 assignment, one scratch course per assignment (the `graded_solution` fixture of the repository's conftest.py,
 which an assignment's own tests may read too: `make test` keeps them on the same worker): the solution gets full
-marks, and nbgrader's gradebook holds the judge's points. It is handed in as a student would, with the submission_log.json its code writes,
-but without running the notebook's demonstrations first: nbgrader runs the whole notebook, training included, when
-it grades, and a second training run would test nothing more (running the samples in real kernels is `make all`'s,
-and the fixture's in tests/test_grading_end_to_end.py).
+marks, and nbgrader's gradebook holds the judge's points. It is handed in as a student would, with the
+submission_log.json its code writes, but without running the notebook's demonstrations first: nbgrader runs the
+whole notebook, training included, when it grades, and a second training run would test nothing more (running the
+samples in real kernels is `make all`'s, and the fixture's in tests/test_grading_end_to_end.py).
 The blank release and the partial sample are judged on the fast path (tests/test_assignments.py: the blank is not
 attempted, the partial sample loses exactly its bugs' points); the machinery's handling of blank and failing
 submissions, and the two paths' agreement on failing checks, are tested on the fixture assignment's class
