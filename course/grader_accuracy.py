@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import re
 import sys
@@ -40,7 +41,7 @@ from course.checks import OBSERVATIONS, checks_for, grade_cells
 from course.grading.check_items import judge_checks
 from course.grading.probe import HIDDEN_RUNS, plain_outputs, run_twice
 from course.parts import part
-from course.probe_reuse import probe_data
+from course.probe_reuse import probe_data, solution_probes
 from course.probes import execute_program, graded_program, load_probes, stand_ins
 from course.samples import Edit, apply_edits, sample_notebook
 
@@ -161,12 +162,21 @@ def evaluate(assignment: str, edit: Edit) -> Outcome:
 
 def fast_path_pool() -> ProcessPoolExecutor:
     """The processes that judge notebooks on the fast path: COURSE_FAST_PATH_PROCESSES of them, 2 by default (the
-    machines' two cores). Each builds what the probes cache (models, a trained check) once, on its first notebook;
-    `make test` gives each of its workers one process, as each worker already has a core of its own."""
-    return ProcessPoolExecutor(max_workers=int(os.environ.get("COURSE_FAST_PATH_PROCESSES", "2")))
+    machines' two cores), forked from this process, so that they share what it has built. Each builds what the
+    probes cache (models, a trained check) once, on its first notebook, unless this process has; `make test` gives
+    each of its workers one process, as each worker already has a core of its own."""
+    return ProcessPoolExecutor(max_workers=int(os.environ.get("COURSE_FAST_PATH_PROCESSES", "2")),
+                               mp_context=multiprocessing.get_context("fork"))
 
 
 def evaluate_all(assignment: str, edits) -> list[Outcome]:
+    """The outcome of each edit, judged by the fast path's pool. The solution's probes, which every edit's judgement
+    starts from (course.probe_reuse.solution_probes), run here first, on one thread as the pool's do: run once, they
+    serve every process of the pool, and the solution's own judgement (`failed_checks` with `reuse`) after."""
+    import torch
+
+    torch.set_num_threads(1)
+    solution_probes(assignment)
     with fast_path_pool() as pool:
         return list(pool.map(evaluate, [assignment] * len(edits), edits))
 
@@ -199,9 +209,10 @@ def kernel_sample(assignment: str) -> tuple[Edit, ...]:
 
 def failed_by_edit(assignment: str) -> dict[str, list[str]]:
     """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name, graded as
-    the figures are (each edit runs the probes it can change, course.probe_reuse)."""
-    failed = {"(solution)": sorted(failed_checks(assignment, sample_notebook(assignment, "perfect")))}
-    return failed | {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment))}
+    the figures are (each edit runs the probes it can change, course.probe_reuse; the solution's probes are the
+    ones its edits start from)."""
+    edits = {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment))}
+    return {"(solution)": sorted(failed_checks(assignment, sample_notebook(assignment, "perfect"), reuse=True))} | edits
 
 
 def evaluate_corpora(assignment: str, sets: tuple[Corpus, ...]) -> dict[str, Figures]:

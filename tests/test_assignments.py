@@ -224,7 +224,10 @@ def test_committed_reference_matches_a_fresh_run_of_the_solution(assignment):
 
 
 def test_solution_passes_every_check(assignment):
-    assert failed_checks(assignment, sample_notebook(assignment, "perfect")) == {}
+    """Judged as the fast path judges every edit: from the solution's probes, run once for the group (the pool that
+    judges the edits forks after, course.grader_accuracy.evaluate_all). The sandboxed probe runs them afresh where
+    the solution is graded as a class's submissions are (tests/test_pipeline.py, tests/test_gradescope.py)."""
+    assert failed_checks(assignment, sample_notebook(assignment, "perfect"), reuse=True) == {}
 
 
 def test_blank_release_fails_every_check_as_not_attempted(assignment):

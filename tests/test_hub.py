@@ -3,16 +3,18 @@ browser (headless Chromium driven by selenium), as a class uses it.
 
 A scratch course of the fixture assignment (with its own copy of the assignments folder, which students must not
 read), served by `python -m course.hub.serve` (what `make hub` runs) with the sample roster's students under a test
-prefix. The instructor logs in and releases the fixture assignment from the Formgrader tab. Two students log in and
-fetch it from the Assignments tab; alice opens it in JupyterLab, pastes her answers into its cells through the editor,
-saves, runs every cell (the visible tests pass), validates with the Validate button and submits; the due date passes;
-bob validates the blank release (Validate fails and says why) and submits it, late. The instructor collects from the
-Formgrader tab, grades with the course's batch (the grades keep nbgrader's timestamps and show bob's lateness) and
-returns the feedback; each student fetches theirs in the Assignments tab and reads their own points in the browser.
+prefix. The instructor logs in and releases the fixture assignment from the Formgrader tab. alice logs in, fetches it
+from the Assignments tab, opens it in JupyterLab, pastes her answers into its cells through the editor, saves, runs
+every cell (the visible tests pass), validates with the Validate button and submits; the due date passes; bob logs
+in, fetches it, validates the blank release (Validate fails and says why) and submits it, late. The instructor
+collects from the Formgrader tab, grades with the course's batch (the grades keep nbgrader's timestamps and show bob's
+lateness) and returns the feedback; each student fetches theirs in the Assignments tab and reads their own points in
+the browser.
 Then the isolation a class needs, tried by bob's account in a shell of his own (`runuser`): each attempt must fail.
 Last, a real assignment's release opens in JupyterLab and its first visible test shows the stub's NotImplementedError.
 Each step in the browser saves a screenshot in build/screenshots/hub/ (numbered in step order) and asserts on what
-the page shows. The tests of this module run in order, on one hub.
+the page shows. The tests of this module run in order, on one hub; each is one user's session in a browser of its
+own (a JupyterLab page costs seconds of CPU to load, so a user's consecutive steps share one).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,8 +91,9 @@ class Page:
             actions.key_up(key)
         actions.perform()
 
-    def login(self) -> None:
-        self.driver.get(f"{self.hub.url}/hub/login")
+    def login(self, next_path: str = "") -> None:
+        """Log in through the hub's form; JupyterLab opens (at `next_path`, e.g. '/user/<name>/lab/tree/<file>')."""
+        self.driver.get(f"{self.hub.url}/hub/login" + (f"?next={urllib.parse.quote(next_path)}" if next_path else ""))
         self.driver.find_element(By.ID, "username_input").send_keys(self.user)
         self.driver.find_element(By.ID, "password_input").send_keys(self.hub.password(self.user))
         self.driver.find_element(By.ID, "login_submit").click()
@@ -174,13 +178,14 @@ class Page:
 
 
 @contextlib.contextmanager
-def browser(hub: Hub, user: str) -> Iterator[Page]:
-    """A new headless Chromium logged in to the hub as `user` (it may paste: the clipboard is allowed)."""
+def browser(hub: Hub, user: str, next_path: str = "") -> Iterator[Page]:
+    """A new headless Chromium logged in to the hub as `user`, JupyterLab open (at `next_path`); it may paste: the
+    clipboard is allowed."""
     with chromium() as driver:
         driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": hub.url, "permissions": [
             "clipboardReadWrite", "clipboardSanitizedWrite"]})
         page = Page(driver, hub, user)
-        page.login()
+        page.login(next_path)
         yield page
 
 
@@ -207,23 +212,22 @@ def test_the_instructor_releases_the_assignment_from_the_formgrader_tab(hub):
         page.shot("instructor-released")
 
 
-def test_two_students_fetch_it_from_the_assignments_tab(hub):
-    for student in (ALICE, BOB):
-        with browser(hub, student) as page:
-            page.assignments()
-            page.press("released", "Fetch")
-            page.wait(lambda d: page.rows("fetched"))
-            assert ASSIGNMENT in page.rows("fetched")[0].text
-            page.shot(f"{student}-fetched")
-            workspaces = Path(f"/home/{student}/.jupyter/lab/workspaces")  # JupyterLab kept the layout
-            page.wait(lambda d: workspaces.is_dir() and any(workspaces.iterdir()))
+def fetch(page: Page) -> None:
+    """Fetch the assignment in the Assignments tab; JupyterLab keeps the student's layout in their home."""
+    page.assignments()
+    page.press("released", "Fetch")
+    page.wait(lambda d: page.rows("fetched"))
+    assert ASSIGNMENT in page.rows("fetched")[0].text
+    page.shot(f"{page.user}-fetched")
+    workspaces = Path(f"/home/{page.user}/.jupyter/lab/workspaces")
+    page.wait(lambda d: workspaces.is_dir() and any(workspaces.iterdir()))
 
 
-def test_alice_pastes_her_answers_runs_the_visible_tests_validates_and_submits(hub):
+def test_alice_fetches_it_pastes_her_answers_runs_the_visible_tests_validates_and_submits(hub):
     with paths_of(hub.root, hub.root / "assignments"):
         answers = sample_notebook(ASSIGNMENT, "perfect").cells
     with browser(hub, ALICE) as page:
-        page.assignments()
+        fetch(page)
         page.notebook_of_fetched()
         page.wait(lambda d: len(page.cells()) == len(answers))
         for dom, cell in zip(page.cells(), answers):
@@ -241,11 +245,11 @@ def test_alice_pastes_her_answers_runs_the_visible_tests_validates_and_submits(h
         page.submit("alice-submitted")
 
 
-def test_bob_validates_the_blank_release_which_fails_and_says_why_then_submits_it_late(hub):
+def test_bob_fetches_it_late_validates_the_blank_release_which_fails_and_says_why_then_submits_it(hub):
     hub.instructor("course.grading.nbgrader_cli", "db", "assignment", "add", ASSIGNMENT,  # the due date passes
                    f"--duedate={datetime.datetime.now(datetime.timezone.utc).isoformat()}")
     with browser(hub, BOB) as page:
-        page.assignments()
+        fetch(page)
         shown = page.validate("bob-validate-fails")
         assert "The following cell failed" in shown and "NotImplementedError" in shown and "Success" not in shown
         page.submit("bob-submitted")
@@ -353,8 +357,7 @@ def test_a_real_assignment_opens_in_jupyterlab_and_its_first_visible_test_shows_
     subprocess.run(["chown", "-R", f"{ALICE}:", str(home)], check=True)
     cells = nbformat.read(release / f"{SMOKE_ASSIGNMENT}.ipynb", as_version=4).cells
     first_visible = next(i for i, c in enumerate(cells) if c.id.startswith("visible-"))
-    with browser(hub, ALICE) as page:
-        page.driver.get(f"{hub.url}/user/{ALICE}/lab/tree/{SMOKE_ASSIGNMENT}/{SMOKE_ASSIGNMENT}.ipynb")
+    with browser(hub, ALICE, f"/user/{ALICE}/lab/tree/{SMOKE_ASSIGNMENT}/{SMOKE_ASSIGNMENT}.ipynb") as page:
         page.wait(lambda d: len(page.cells()) == len(cells), 120)
         page.cells()[first_visible].click()
         page.menu("Run", "Run All Above Selected Cell")
