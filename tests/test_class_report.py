@@ -142,8 +142,6 @@ def test_before_anything_is_graded_the_report_says_so(course):
     assert "<section>" not in html_report(nothing)
 
 
-
-
 class Tags(HTMLParser):
     """Every start tag of a page, with its attributes."""
 
