@@ -75,8 +75,9 @@ check-submission: $(STAMP) sandbox-tools ## ASSIGNMENT's hidden checks as pytest
 	@test -n "$(ASSIGNMENT)" || { echo "name the assignment: make check-submission STUDENT=<id> ASSIGNMENT=<name>" >&2; exit 2; }
 	$(PY) -m pytest assignments/$(ASSIGNMENT)/checks.py --submission submitted/$(STUDENT)/$(ASSIGNMENT) $(PYTEST_ARGS)
 
-sandbox-tools: ## install bubblewrap (isolates student code) if it is missing
-	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
+sandbox-tools: ## install bubblewrap and libseccomp (isolate student code) if they are missing
+	@{ command -v bwrap && /sbin/ldconfig -p | grep -q libseccomp.so.2; } >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq bubblewrap libseccomp2; }
 
 browser-tools: ## install headless Chromium and chromedriver (the browser tests: formgrader, class report) if they are missing
 	@{ command -v chromium && command -v chromedriver; } >/dev/null || \

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from course.checks import checks_for, grade_cells
 from course.grader_accuracy import failed_checks
 from course.gradescope.run import STUDENT
 from course.grading import limits
+from course.grading.confine import compiled_filter
 from course.grading.grade_one import grading_env
 from course.samples import sample_notebook
 from helpers import (ASSIGNMENT, GRADED_IN_GRADESCOPE, assert_graded_in_full, copy_of_release, course_env,
@@ -53,13 +55,17 @@ class Container:
             (self.autograder / "source" / name).chmod(0o755)
         shutil.copy(self.autograder / "source" / "run_autograder", self.autograder / "run_autograder")
         (box / "home").mkdir()
+        (box / "no-namespaces.bpf").write_bytes(compiled_filter())
 
     def run(self, *command: str, env: dict[str, str] | None = None,
             namespaces: bool = True) -> subprocess.CompletedProcess:
         """`command` in the container, with a plain root environment (and `env`), as Gradescope runs its scripts;
         without `namespaces`, a container that forbids making new ones (bubblewrap cannot run inside)."""
-        args = ["bwrap", "--unshare-net", "--die-with-parent", "--dev", "/dev", "--proc", "/proc",
-                *(["--cap-add", "ALL"] if namespaces else ["--unshare-user", "--disable-userns"])]
+        # A container that forbids namespaces, as Docker's default seccomp profile does: the jail's own filter, which
+        # refuses unshare, setns, mount and clone's namespace flags (root keeps its other rights, to change users).
+        filter_fd = None if namespaces else os.open(self.box / "no-namespaces.bpf", os.O_RDONLY)
+        args = ["bwrap", "--unshare-net", "--die-with-parent", "--dev", "/dev", "--proc", "/proc", "--cap-add", "ALL",
+                *(["--seccomp", str(filter_fd)] if filter_fd is not None else [])]
         for entry in sorted(Path("/").iterdir()):
             if entry.name in ("dev", "proc"):
                 continue
@@ -71,7 +77,12 @@ class Container:
         threads = {name: os.environ[name] for name in limits.THREAD_VARIABLES if name in os.environ}
         plain = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.box / "home"),
                  "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", **threads, **(env or {})}
-        return subprocess.run(args + list(command), env=plain, capture_output=True, text=True, timeout=900)
+        try:
+            return subprocess.run(args + list(command), env=plain, capture_output=True, text=True, timeout=900,
+                                  pass_fds=() if filter_fd is None else (filter_fd,))
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
 
     def setup(self) -> None:
         result = self.run("bash", "/autograder/source/setup.sh")
@@ -218,7 +229,45 @@ def test_a_bad_submission_gets_its_status_points_and_message(course, case):
 def test_a_container_that_forbids_the_sandbox_still_grades_and_every_result_says_so(course):
     results = course["container"].grade(upload(course["root"], "perfect"), namespaces=False)
     assert results["score"] == judged_points(course["root"], "perfect")
-    assert "cannot run the grader's sandbox" in results["output"] and "not-sandboxed" in results["output"]
+    assert "cannot run the grader's namespaces" in results["output"] and "not-sandboxed" in results["output"]
+
+
+HOSTILE = """
+import json, os, pathlib, subprocess, sys
+tried = {}
+def attempt(name, action):
+    try:
+        action()
+        tried[name] = "done"
+    except Exception as error:
+        tried[name] = type(error).__name__
+attempt("rewrite_judge", lambda: open("/autograder/source/course/grading/judge.py", "a").write("\\nFORGED = True\\n"))
+attempt("read_checks", lambda: print(open("/autograder/source/assignments/ASSIGNMENT/checks.py").read()[:200]))
+attempt("replace_results", lambda: (os.rename("/autograder/results", "/autograder/gone"),
+                                    open("/autograder/results", "w").write("x")))
+late = "import time; time.sleep(8); open('/autograder/results/results.json', 'w').write('{\\"score\\": 93}')"
+attempt("daemon", lambda: subprocess.Popen([sys.executable, "-c", late], start_new_session=True))
+print("TRIED", json.dumps(tried))
+""".replace("ASSIGNMENT", ASSIGNMENT)
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+def test_a_hostile_blank_notebook_can_write_no_grade_read_no_check_and_leave_nothing_running(course, namespaces):
+    def write(folder: Path) -> None:
+        nb = nbformat.read(course["root"] / "submitted" / "blank" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+        answer = next(c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+        answer.source = HOSTILE + answer.source
+        nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+    judge = course["container"].autograder / "source" / "course" / "grading" / "judge.py"
+    before = judge.read_text()
+    results = course["container"].grade(write, namespaces=namespaces)
+    assert results["score"] == judged_points(course["root"], "blank")
+    assert judge.read_text() == before
+    checks = (paths.assignment_dir(ASSIGNMENT) / "checks.py").read_text()
+    assert checks[:80] not in json.dumps(results)
+    time.sleep(10)  # the daemon's write would have come by now
+    after = json.loads((course["container"].autograder / "results" / "results.json").read_text())
+    assert after["score"] == results["score"] and not (course["container"].autograder / "gone").exists()
 
 
 def test_grading_stopped_at_the_time_limit_still_writes_results_that_say_so(course):

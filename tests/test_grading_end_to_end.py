@@ -123,7 +123,7 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
 
 
 def test_student_code_cannot_read_or_write_outside_its_folder(course):
-    kernel_folder = course["build"] / "grading" / ASSIGNMENT / "snooper" / "kernel"  # what the kernel saw as its folder
+    kernel_folder = course["build"] / "jail" / ASSIGNMENT / "snooper" / "kernel"  # what the kernel saw as its folder
     attempts = json.loads((kernel_folder / "snoop.json").read_text())
     targets = snoop_targets(course["root"])
     reads = [name for name in [*targets, *EXTRA_SNOOPING] if not name.startswith("write")]

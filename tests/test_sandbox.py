@@ -8,11 +8,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
-from course import paths
+from course import paths, permissions
 from course.grading import probe, sandbox
 from course.grading.grade_one import grading_env, probe_command
 from helpers import ASSIGNMENT
@@ -31,8 +32,10 @@ def run_in_jail(tmp_path: Path, student_code: str, **limits) -> tuple[sandbox.Ou
     program = json.loads((jail / probe.PROGRAM).read_text())
     program.insert(1, ["student-cell", student_code])
     (jail / probe.PROGRAM).write_text(json.dumps(program))
+    sandbox.give_to_jail(jail)
     outcome = sandbox.limited_run(probe_command(jail), log=tmp_path / "log.txt", env={**grading_env(), **SECRET},
-                                  cwd=jail, **limits)
+                                  cwd=jail, stdin=paths.probes_file(ASSIGNMENT), **limits)
+    sandbox.reclaim(jail)
     return outcome, jail
 
 
@@ -74,6 +77,7 @@ def test_the_kernel_sees_a_scratch_copy_of_its_folder_and_nothing_of_the_course(
     code = ("import json, os; os.remove('notebook.ipynb'); os.symlink('/etc/passwd', 'notebook.ipynb'); "
             f"json.dump({{'course': os.path.exists({str(paths.ROOT / 'course')!r}), "
             "'secret': 'COURSE_TEST_SECRET' in os.environ}, open('seen.json', 'w'))")
+    sandbox.give_to_jail(scratch)
     command = sandbox.jail([sys.executable, "-c", code], workdir=folder, workdir_source=scratch)
     outcome = sandbox.limited_run(command, timeout=60, log=tmp_path / "log.txt", env={**grading_env(), **SECRET})
     assert outcome.code == 0, (tmp_path / "log.txt").read_text()
@@ -141,3 +145,125 @@ def test_the_socket_folder_of_a_grading_that_is_gone_is_removed_by_the_next_and_
         assert not stale.exists() and live.exists()
     finally:
         shutil.rmtree(live)
+
+
+STATUS_READER = """
+import ctypes, errno, json, os
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+libc = ctypes.CDLL(None, use_errno=True)
+refused = {}
+for name, number in SYSCALLS.items():  # each called with zeroed arguments: only the filter's answer matters
+    result = libc.syscall(number, 0, 0, 0, 0, 0, 0)
+    refused[name] = result == -1 and ctypes.get_errno() == errno.EPERM
+try:
+    open("/proc/sys/kernel/core_pattern", "w").write("|/bin/true")
+    refused["core_pattern"] = False
+except OSError:
+    refused["core_pattern"] = True
+seen = {"uid": os.getuid(), "groups": os.getgroups(), "refused": refused,
+        **{key: status[key].strip() for key in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")}}
+"""
+# x86-64 numbers of the calls the jail refuses: file handles (the "shocker" escape), mounts, namespaces, tracing,
+# keyrings, BPF, perf, modules, kexec; and clone with CLONE_NEWUSER (0x10000000).
+SYSCALLS = {"open_by_handle_at": 304, "name_to_handle_at": 303, "mount": 165, "umount2": 166, "pivot_root": 155,
+            "unshare": 272, "setns": 308, "ptrace": 101, "keyctl": 250, "bpf": 321, "perf_event_open": 298,
+            "init_module": 175, "kexec_load": 246}
+UNPRIVILEGED = {"CapInh": "0" * 16, "CapPrm": "0" * 16, "CapEff": "0" * 16, "CapBnd": "0" * 16, "CapAmb": "0" * 16,
+                "NoNewPrivs": "1", "Seccomp": "2"}
+
+
+def assert_unprivileged(seen: dict) -> None:
+    assert {key: seen[key] for key in UNPRIVILEGED} == UNPRIVILEGED
+    assert seen["uid"] == sandbox.JAIL_UID and seen["uid"] >= sandbox.JAIL_UID_BASE and seen["groups"] == []
+    assert seen["refused"] == {name: True for name in [*SYSCALLS, "core_pattern"]}
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the system call numbers are x86-64's")
+def test_the_probe_runs_student_code_as_an_unprivileged_user_the_filter_refuses_escapes(tmp_path):
+    code = (f"SYSCALLS = {SYSCALLS!r}\n" + STATUS_READER + "open('seen.json', 'w').write(json.dumps(seen))")
+    outcome, jail = run_in_jail(tmp_path, code, timeout=60)
+    assert outcome.code == 0, (tmp_path / "log.txt").read_text()
+    assert_unprivileged(json.loads((jail / "seen.json").read_text()))
+
+
+def test_the_hidden_probes_are_no_file_in_the_jail_and_the_repository_is_read_only(tmp_path):
+    hidden = paths.probes_file(ASSIGNMENT).read_text()
+    judge = paths.ROOT / "course" / "grading" / "judge.py"
+    code = f"""
+import json, os, sys
+def text(path):
+    try:
+        return open(path).read()
+    except (OSError, UnicodeDecodeError):
+        return None
+found = [os.path.join(root, name) for root, dirs, files in os.walk("/")
+         if not root.startswith(("/proc", "/sys", "/usr", "/dev", sys.prefix))
+         for name in files if name.endswith(".py") and text(os.path.join(root, name)) == {hidden!r}]
+try:
+    open({str(judge)!r}, "a").write("# the student's judge")
+    wrote = True
+except OSError:
+    wrote = False
+json.dump({{"found": found, "stdin": sys.stdin.read(), "wrote_judge": wrote}}, open("seen.json", "w"))
+"""
+    outcome, jail = run_in_jail(tmp_path, code, timeout=60)
+    assert outcome.code == 0, (tmp_path / "log.txt").read_text()
+    seen = json.loads((jail / "seen.json").read_text())
+    assert seen == {"found": [], "stdin": "", "wrote_judge": False}
+    assert hidden.splitlines()[0] not in (tmp_path / "log.txt").read_text()
+    assert "the student's judge" not in judge.read_text()
+
+
+def test_a_process_student_code_leaves_running_dies_with_the_step(tmp_path):
+    code = """
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3); open('late.txt', 'w').write('still here')"],
+                 start_new_session=True)
+"""
+    outcome, jail = run_in_jail(tmp_path, code, timeout=60)
+    assert outcome.code == 0, (tmp_path / "log.txt").read_text()
+    time.sleep(5)
+    assert not (jail / "late.txt").exists()
+    assert sandbox.jail_processes() == []
+
+
+def confined_run(tmp_path: Path, code: str) -> dict:
+    """`code` run as the jail's user without bubblewrap (a container that forbids namespaces), in a folder given to
+    that user; what it wrote to seen.json."""
+    folder = tmp_path / "jail"
+    folder.mkdir()
+    sandbox.give_to_jail(folder)
+    permissions.make_passable(folder)
+    command = sandbox.with_clean_environment(sandbox.confined([sys.executable, "-c", code], chdir=folder))
+    outcome = sandbox.limited_run(command, timeout=60, log=tmp_path / "log.txt", env={**grading_env(), **SECRET})
+    assert outcome.code == 0, (tmp_path / "log.txt").read_text()
+    sandbox.reclaim(folder)
+    return json.loads((folder / "seen.json").read_text())
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the system call numbers are x86-64's")
+def test_without_namespaces_student_code_still_runs_unprivileged_and_filtered(tmp_path):
+    seen = confined_run(tmp_path, f"SYSCALLS = {SYSCALLS!r}\n" + STATUS_READER + "json.dump(seen, open('seen.json', 'w'))")
+    assert_unprivileged(seen)
+
+
+def test_a_sealed_course_gives_the_jails_user_only_the_machinery(tmp_path):
+    root = tmp_path / "course"
+    for name, text in {"course/grading/judge.py": "JUDGE", "assignments/a/probes.py": "HIDDEN",
+                       "source/a/a.ipynb": "SOLUTION", "gradebook.db": "GRADES", "build/results/a/s.json": "RECORD"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    for path in [root, *root.rglob("*")]:  # as a clone leaves them: readable by all
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    names = ["course/grading/judge.py", "assignments/a/probes.py", "source/a/a.ipynb", "gradebook.db",
+             "build/results/a/s.json"]
+    code = (f"import json, os\nroot = {str(root)!r}\nseen = {{}}\n"
+            f"for name in {names!r}:\n"
+            "    try:\n        seen[name] = open(os.path.join(root, name)).read()\n"
+            "    except OSError:\n        seen[name] = 'refused'\n"
+            "    try:\n        open(os.path.join(root, name), 'a').write('x')\n        seen[name] += ', written'\n"
+            "    except OSError:\n        pass\n"
+            "json.dump(seen, open('seen.json', 'w'))")
+    sandbox.seal_course(root, root, root / "build")
+    seen = confined_run(tmp_path, code)
+    assert seen == {"course/grading/judge.py": "JUDGE", **{name: "refused" for name in names[1:]}}

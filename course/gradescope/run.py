@@ -63,11 +63,15 @@ def fresh_course_state(assignment: str) -> Path:
 
 def sandbox_note() -> tuple[dict[str, str], list[str]]:
     """The grading environment's sandbox setting, and a note if this container cannot run bubblewrap (Docker's
-    default profile forbids the namespaces it needs): then student code runs unsandboxed, in this container only."""
+    default profile forbids the namespaces it needs): then student code runs without its namespaces, still as the
+    jail's user on a sealed course (course.grading.sandbox), in this container only. The grading child takes this
+    process's jail user, so that what it leaves running is found and killed here."""
+    jail_user = {"COURSE_JAIL_UID": str(sandbox.JAIL_UID)}
     if sandbox.bubblewrap_works():
-        return {}, []
-    return {"COURSE_SANDBOX": "none"}, ["This container cannot run the grader's sandbox, so your code ran without it "
-                                        "(each submission is graded in a container of its own)."]
+        return jail_user, []
+    return {**jail_user, "COURSE_SANDBOX": "none"}, [
+        "This container cannot run the grader's namespaces, so your code ran as an unprivileged user without them "
+        "(each submission is graded in a container of its own)."]
 
 
 def grade(settings: Settings, upload: Path) -> dict:
@@ -76,7 +80,9 @@ def grade(settings: Settings, upload: Path) -> dict:
     folder = fresh_course_state(assignment)
     notes = hand_in(upload, folder, assignment)
     sandbox_env, sandbox_notes = sandbox_note()
+    sandbox.seal_course()
     code = run_in_child(assignment, STUDENT, {**grading_env(), **sandbox_env}, limits.step_timeout())
+    sandbox.kill_jail_processes()  # nothing of the student's outlives the grading (and writes after it)
     record = read_record(paths.record_file(assignment, STUDENT)) if code == 0 else None
     if record is None:
         record = asdict(failed_child_record(assignment, STUDENT, folder, code, alone=False))

@@ -46,8 +46,9 @@ from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
 from course.grading.repair import repair
 from course.probes import SKIPPED, graded_program, load_visible_probes
 
-# "bwrap" (default): student code runs in bubblewrap. "none": the instructor chose to grade
-# without isolation on a machine that cannot run it; every record says so.
+# "bwrap" (default): student code runs in bubblewrap. "none": on a machine or container that cannot run it, without
+# its namespaces; every record says so. Either way it runs as the jail's user, with no privilege
+# (course.grading.sandbox.confined).
 SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
 RECORD_VERSION = 2
 STATUS_MEANING = {  # each status a record may have, and what it tells the student
@@ -178,8 +179,10 @@ def grade_one(assignment: str, student: str) -> Record:
     if repair_notes:
         record.flags.append("cells-restored")
         record.messages += repair_notes
-    jail = work / "sandbox"
-    if probe_step(record, folder, jail):
+    if SANDBOX == "none":
+        sandbox.seal_course()
+    jail = jail_folder(assignment, student) / "probe"
+    if probe_step(record, folder, jail, work / "probe.log"):
         judge_step(record, folder, jail, work)
     verdicts = work / "verdicts.json"
     verdicts.write_text(json.dumps({check_id: {"passed": record.points[check_id] > 0, "points": record.points[check_id],
@@ -198,12 +201,17 @@ def work_folder(assignment: str, student: str) -> Path:
     return paths.BUILD / "grading" / assignment / student
 
 
+def jail_folder(assignment: str, student: str) -> Path:
+    """Where student code writes while one submission is graded: the probe's folder and the kernel's, given to the
+    jail's user for the step and reclaimed after it (course.grading.sandbox); apart from the work folder, which holds
+    the grader's own files."""
+    return paths.BUILD / sandbox.JAIL_FOLDER / assignment / student
+
+
 def kernel_folder(assignment: str, student: str) -> Path:
     """The folder nbgrader's kernel runs the submission's notebook in, where what the notebook writes stays: a scratch
-    copy in the work folder under the sandbox (prepare_kernel_folder), nbgrader's autograded folder without it."""
-    if SANDBOX == "none":
-        return paths.autograded_dir(student, assignment)
-    return work_folder(assignment, student) / "kernel"
+    copy (prepare_kernel_folder) that the kernel sees as nbgrader's autograded folder."""
+    return jail_folder(assignment, student) / "kernel"
 
 
 def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
@@ -212,16 +220,15 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     autograded = paths.autograded_dir(student, assignment)
     scores = work / "scores.json"
     scores.unlink(missing_ok=True)
-    options, env, sockets = [], {VERDICTS_VARIABLE: str(verdicts), SCORES_VARIABLE: str(scores)}, None
-    if SANDBOX != "none":
-        scratch = kernel_folder(assignment, student)
-        prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
-        options, jail_env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch)
-        env.update(jail_env)
+    scratch = kernel_folder(assignment, student)
+    prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
+    options, env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch, namespaces=SANDBOX != "none")
+    env.update({VERDICTS_VARIABLE: str(verdicts), SCORES_VARIABLE: str(scores)})
     log = work / "autograde.log"
     command = nbgrader_command("autograde", assignment, "--student", student, "--force", *options,
                                then=("generate_feedback", assignment, "--student", student, "--force"))
     code, record.seconds["nbgrader"] = _run(command, limits.NBGRADER_TIMEOUT_S, log, env)
+    sandbox.reclaim(scratch)
     if sockets:
         shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
@@ -286,31 +293,38 @@ def set_status(record: Record, status: str) -> None:
 
 
 def probe_command(jail: Path, skip: list[str] = ()) -> list[str]:
-    """The probe of a prepared `jail` folder, in bubblewrap: of the repository, only course/ (the machinery) exists."""
+    """The probe of a prepared `jail` folder as the jail's user, in bubblewrap: of the repository, only course/ (the
+    machinery) exists; its standard input is the hidden probes (paths.probes_file)."""
     command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
+    setenv = {"PYTHONPATH": str(paths.ROOT)}
     if SANDBOX == "none":
-        return command
-    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], setenv={"PYTHONPATH": str(paths.ROOT)})
+        return sandbox.with_clean_environment(sandbox.confined(command, chdir=jail), setenv)
+    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], setenv=setenv)
 
 
-def probe_step(record: Record, folder: Path, jail: Path) -> bool:
+def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None) -> bool:
     """Run the answer cells and the probes in bubblewrap; False (and the reason) if that failed.
 
     A run that dies (os._exit, a crash, the memory cap) in some cell or probe is tried again
     without it, up to limits.PROBE_ATTEMPTS runs, so one broken piece costs only its own checks.
     Everything the run leaves in `jail` was written where student code ran: it is read as
     untrusted (course.grading.untrusted), and a cell or probe is named only if it is a known one.
+    The run's output goes to `log` (beside `jail` if not given).
     """
     if SANDBOX == "none":
         record.flags.append("not-sandboxed")
+    sandbox.open_machinery()
     notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
     cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
     skip: list[str] = []
     record.seconds["probe"] = 0.0
     for _ in range(limits.PROBE_ATTEMPTS):
         probe.prepare(record.assignment, folder / f"{record.assignment}.ipynb", jail)
+        sandbox.give_to_jail(jail)
         outcome = sandbox.limited_run(probe_command(jail, skip), timeout=limits.PROBE_TIMEOUT_S,
-                                      log=jail.parent / "probe.log", env=grading_env(), cwd=jail)
+                                      log=log or jail.parent / "probe.log", env=grading_env(), cwd=jail,
+                                      stdin=paths.probes_file(record.assignment))
+        sandbox.reclaim(jail)
         record.seconds["probe"] += outcome.seconds
         report = probe.read_report(jail) if outcome.code == 0 else None
         if report is not None:

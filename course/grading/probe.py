@@ -2,12 +2,14 @@
 
 The grader prepares a folder outside the sandbox (`prepare`): the program to
 run (the instructor's given definition cells and the student's answer
-cells, in notebook order) and copies of the assignment's two probe modules
-(hidden and visible, course.probes). Then, inside the sandbox, where the
-course's assignments, source/ and reference data do not exist:
+cells, in notebook order) and a copy of the assignment's visible probe module
+(course.probes). Then, inside the sandbox, where the course's assignments,
+source/ and reference data do not exist:
 
-    python -m course.grading.probe FOLDER [--skip STEP ...]
+    python -m course.grading.probe FOLDER [--skip STEP ...] < probes.py
 
+reads the hidden probe module from its standard input before any student code
+runs and closes it (the hidden probes are never a file inside the jail), then
 runs the program and every probe, each under the per-cell time limit, and
 writes FOLDER/outputs.npz (arrays keyed 'check_id/output' for the hidden
 probes, 'visible:probe/output' for the visible ones, which the judge compares
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import sys
 from collections.abc import Collection
 from pathlib import Path
 from types import ModuleType
@@ -38,7 +42,8 @@ from course.reference import to_bytes
 from course.student_files.submission_log import to_numpy
 
 PROGRAM, OUTPUTS, REPORT = "program.json", "outputs.npz", "probe_report.json"
-HIDDEN, VISIBLE = "probes.py", "visible_probes.py"
+VISIBLE = "visible_probes.py"
+HIDDEN_MODULE = "_course_hidden_probes"
 # Step ids and output keys: every probe runs twice, as code that keeps state between calls gives other outputs
 # the second time. Hidden probes: 'check_id', then 'again:check_id'; visible ones: 'visible:name', 'visible-again:name'.
 AGAIN_PREFIX, VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX = "again:", "visible:", "visible-again:"
@@ -48,17 +53,36 @@ PROGRESS = "progress.txt"  # the cell or probe now running
 
 
 def prepare(assignment: str, notebook: Path, folder: Path) -> None:
-    """Write the program and the probe module the sandboxed run needs into an empty `folder`."""
+    """Write the program and the visible probe module the sandboxed run needs into an empty `folder` (the hidden
+    probes, paths.probes_file, are the run's standard input)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     program = graded_program(assignment, nbformat.read(notebook, as_version=4))
     (folder / PROGRAM).write_text(json.dumps(program))
-    shutil.copyfile(paths.probes_file(assignment), folder / HIDDEN)
     shutil.copyfile(paths.visible_probes_file(assignment), folder / VISIBLE)
 
 
-def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
-    """Run the prepared program and all probes; write outputs.npz and probe_report.json.
+def module_from_source(name: str, source: bytes) -> ModuleType:
+    """A module made from `source`, under `name`, with no file behind it."""
+    module = ModuleType(name)
+    module.__file__ = f"<{name}>"
+    sys.modules[name] = module  # dataclasses and pickle look their module up by name
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+def take_standard_input() -> bytes:
+    """All of standard input; then it is closed for good (/dev/null in its place)."""
+    data = sys.stdin.buffer.read()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return data
+
+
+def probe_folder(folder: Path, hidden_source: bytes, skip: Collection[str] = ()) -> dict:
+    """Run the prepared program and all probes (the hidden ones made from `hidden_source`); write outputs.npz and
+    probe_report.json.
 
     Each cell and each probe runs under the per-cell time limit; the one about to run is
     written to progress.txt first, so if it kills the process the grader knows which to
@@ -71,8 +95,9 @@ def probe_folder(folder: Path, skip: Collection[str] = ()) -> dict:
     ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
     outputs, probe_errors = {}, {}
-    for module, runs in ((HIDDEN, HIDDEN_RUNS), (VISIBLE, VISIBLE_RUNS)):
-        found, failed = run_twice(load_module(folder / module), ns, runs, **options)
+    hidden = module_from_source(HIDDEN_MODULE, hidden_source)
+    for module, runs in ((hidden, HIDDEN_RUNS), (load_module(folder / VISIBLE), VISIBLE_RUNS)):
+        found, failed = run_twice(module, ns, runs, **options)
         outputs.update(found)
         probe_errors.update(failed)
     progress.unlink()
@@ -139,7 +164,7 @@ def main() -> None:
     parser.add_argument("folder", type=Path, help="a folder made by prepare()")
     parser.add_argument("--skip", nargs="*", default=[], help="cells and probes not to run (they crashed before)")
     args = parser.parse_args()
-    report = probe_folder(args.folder.resolve(), args.skip)
+    report = probe_folder(args.folder.resolve(), take_standard_input(), args.skip)
     print(f"probe errors: {len(report['probe_errors'])}, cell errors: {len(report['cell_errors'])}")
 
 

@@ -8,15 +8,22 @@
   system and of the Python install, and write access to one folder only.
   What is not bound in (source/, the checks' reference data, other
   submissions, the gradebook) does not exist inside.
+- `confined` starts a command as the jail's user (course.grading.confine): an
+  unprivileged uid of its own for each grading, no capabilities,
+  no_new_privs, a seccomp filter. Inside bubblewrap's namespaces, and on its
+  own where a container forbids them; then `seal_course` leaves that uid
+  nothing of the course to read but the machinery and its own folders.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -24,9 +31,18 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from course import paths
+from course.permissions import make_passable, make_readable, share_only
 from course.grading import limits
+from course.grading.confine import compiled_filter
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+CONFINE = Path(__file__).with_name("confine.py")
+CONFINE_IN_JAIL = Path("/course-confine.py")  # where a jail sees it (the course's folders are not there)
+# Student code runs as a uid that owns nothing of the course: by default one of its own for each grading (this
+# process's), so two gradings at once never share a user; COURSE_JAIL_UID fixes it (a container grading one).
+JAIL_UID_BASE = 1_500_000_000
+JAIL_UID = int(os.environ.get("COURSE_JAIL_UID") or JAIL_UID_BASE + os.getpid())
 
 
 @dataclass
@@ -126,14 +142,16 @@ def forbid_fork() -> None:
 
 
 def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None = None, cwd: Path | None = None,
-                memory_mb: int = limits.MEMORY_MB, max_processes: int = limits.MAX_PROCESSES) -> Outcome:
-    """Run `cmd` with its output in `log`, under the time, memory and process limits."""
+                memory_mb: int = limits.MEMORY_MB, max_processes: int = limits.MAX_PROCESSES,
+                stdin: Path | None = None) -> Outcome:
+    """Run `cmd` with its output in `log`, under the time, memory and process limits; `stdin`, a file it reads
+    (and no other process of it can open)."""
     cgroups = _Cgroups(memory_mb, max_processes)
     start = time.perf_counter()
     try:
-        with log.open("w") as out:
-            process = subprocess.Popen(cgroups.enter_command(cmd), stdout=out, stderr=subprocess.STDOUT, env=env,
-                                       cwd=cwd, start_new_session=True, preexec_fn=die_with_parent)
+        with log.open("w") as out, (stdin.open("rb") if stdin else open(os.devnull, "rb")) as given:
+            process = subprocess.Popen(cgroups.enter_command(cmd), stdin=given, stdout=out, stderr=subprocess.STDOUT,
+                                       env=env, cwd=cwd, start_new_session=True, preexec_fn=die_with_parent)
             try:
                 code: int | None = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -144,6 +162,7 @@ def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None =
                 except ProcessLookupError:
                     pass
                 process.wait()
+                kill_jail_processes()  # and what left the group (a new session), where no cgroup holds it
         return Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory())
     finally:
         cgroups.remove()
@@ -179,13 +198,36 @@ def jail_environment() -> dict[str, str]:
     return {**passed, "HOME": "/tmp", "MPLCONFIGDIR": "/tmp/matplotlib", "IPYTHONDIR": "/tmp/ipython"}
 
 
+def confined(cmd: list[str], *, chdir: Path | None = None, connection: str | None = None,
+             confine: Path = CONFINE) -> list[str]:
+    """`cmd` started as the jail's user (course.grading.confine, found at `confine`), in `chdir`; `connection`, a
+    file only root reads, handed to `cmd` as a private copy where it says confine.CONNECTION_PLACEHOLDER."""
+    return [sys.executable, "-I", str(confine), "--uid", str(JAIL_UID), "--gid", str(JAIL_UID),
+            "--seccomp", seccomp_program(),
+            "--max-file-mb", str(limits.FILE_MB), *(["--chdir", str(chdir)] if chdir else []),
+            *(["--connection", connection] if connection else []), "--", *cmd]
+
+
+@functools.cache
+def seccomp_program() -> str:
+    """The jail's seccomp filter (course.grading.confine.compiled_filter), in hexadecimal, compiled once here."""
+    return compiled_filter().hex()
+
+
+def with_clean_environment(cmd: list[str], setenv: dict[str, str] | None = None) -> list[str]:
+    """`cmd` with only `jail_environment()` and `setenv` (where no bubblewrap clears the environment)."""
+    variables = {**jail_environment(), **(setenv or {})}
+    return ["/usr/bin/env", "-i", *(f"{name}={value}" for name, value in variables.items()), *cmd]
+
+
 def jail(cmd: list[str], *, workdir: Path, workdir_source: Path | None = None, writable: list[Path] = (),
-         readable: list[Path] = (), setenv: dict[str, str] | None = None) -> list[str]:
-    """`cmd` inside bubblewrap: no network, read-only system and Python, write access to `workdir` only.
+         readable: list[Path] = (), setenv: dict[str, str] | None = None, connection: str | None = None) -> list[str]:
+    """`cmd` inside bubblewrap as the jail's user (`confined`): no network, read-only system and Python, write access
+    to `workdir` only.
 
     `workdir_source`, if given, is the folder bound at `workdir` (the code sees its files at `workdir`,
     and its writes land in `workdir_source`); `writable` folders are bound read-write too, `readable`
-    files and folders read-only.
+    files and folders read-only (bound in that order: a writable folder may lie in a readable one).
     /tmp is a fresh tmpfs. The environment is `jail_environment()` and `setenv` only.
     """
     python_home = Path(sys.base_prefix)
@@ -193,19 +235,117 @@ def jail(cmd: list[str], *, workdir: Path, workdir_source: Path | None = None, w
     # processes' files through /proc/PID/root. ipykernel would take the namespace's init for a dead parent
     # and exit, so it is not told its parent's pid (JPY_PARENT_PID is not passed); --die-with-parent does that job.
     args = ["bwrap", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--die-with-parent",
-            "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    for system in ("/usr", "/bin", "/lib", "/lib64", "/etc"):
-        if Path(system).exists():
-            args += ["--ro-bind", system, system]
-    for path in (python_home, Path(sys.prefix), *readable):
-        args += ["--ro-bind", str(path), str(path)]
-    args += ["--bind", str(workdir_source or workdir), str(workdir)]
-    for folder in writable:
-        args += ["--bind", str(folder), str(folder)]
+            "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    system = [Path(folder) for folder in SYSTEM_FOLDERS if Path(folder).exists()]
+    binds = ([("--ro-bind", path, path) for path in (*system, python_home, Path(sys.prefix), *readable)] +
+             [("--ro-bind", CONFINE, CONFINE_IN_JAIL)] +
+             [("--bind", workdir_source or workdir, workdir)] + [("--bind", folder, folder) for folder in writable])
+    for folder in folders_to_make([destination for _, _, destination in binds], bound=system):
+        args += ["--perms", "0755", "--dir", str(folder)]  # (bubblewrap makes them 0700: the jail's user could not pass)
+    for option, source, destination in binds:
+        args += [option, str(source), str(destination)]
     args += ["--chdir", str(workdir)]
     for name, value in {**jail_environment(), **(setenv or {})}.items():
         args += ["--setenv", name, value]
-    return args + cmd
+    return args + confined(cmd, connection=connection, confine=CONFINE_IN_JAIL)
+
+
+SYSTEM_FOLDERS = ("/usr", "/bin", "/lib", "/lib64", "/etc")  # bound read-only into every jail
+
+
+def folders_to_make(destinations: list[Path], bound: list[Path]) -> list[Path]:
+    """The folders above `destinations`, outermost first, but / and /tmp (made already) and those in `bound`."""
+    folders: list[Path] = []
+    for destination in destinations:
+        for folder in reversed(Path(destination).parents):
+            if folder not in (Path("/"), Path("/tmp"), *folders) and not any(b == folder or b in folder.parents
+                                                                             for b in bound):
+                folders.append(folder)
+    return folders
+
+
+def give_to_jail(folder: Path) -> None:
+    """Make `folder` (made by the grader: no student has written in it yet) and all in it the jail user's, and the
+    folders above it passable (where no bubblewrap binds it in)."""
+    if os.geteuid() != 0:
+        return
+    make_passable(folder)
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, JAIL_UID, JAIL_UID)
+    folder.chmod(0o700)
+
+
+def reclaim(folder: Path) -> None:
+    """Once no process of the jail's user is left: `folder`, where student code wrote, back to root, readable by root
+    alone at its top (so that a later jail user, given the same number, finds nothing of this one's). Links are not
+    followed; a part that cannot be reclaimed is removed."""
+    if os.geteuid() != 0 or not folder.is_dir() or folder.is_symlink():
+        return
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            try:
+                os.lchown(os.path.join(root, name), 0, 0)
+            except OSError:
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    os.lchown(folder, 0, 0)
+    folder.chmod(0o700)
+
+
+def jail_processes(uid: int = JAIL_UID) -> list[int]:
+    """The pids of the processes running as `uid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def kill_jail_processes() -> None:
+    """Kill every process of the jail's user (only this grading's: the uid is its own, or the container's one
+    grading's), from a child that takes that uid: kill(-1) then reaches all of them, and none it forks escapes."""
+    if os.geteuid() != 0 or JAIL_UID == 0:
+        return
+    for _ in range(10):
+        if not jail_processes():
+            return
+        child = os.fork()
+        if child == 0:
+            try:
+                os.setresgid(JAIL_UID, JAIL_UID, JAIL_UID)
+                os.setresuid(JAIL_UID, JAIL_UID, JAIL_UID)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
+        time.sleep(0.05)
+
+
+def open_machinery() -> None:
+    """Make the machinery (course/) readable by the jail's user, which runs it: a course unpacked or cloned under a
+    private umask leaves it the owner's alone."""
+    make_readable(paths.ROOT / "course")
+
+
+def seal_course(root: Path = paths.ROOT, course: Path = paths.COURSE, build: Path = paths.BUILD) -> None:
+    """Where student code runs without bubblewrap's namespaces, the jail's user must find nothing of the course but
+    the machinery it runs (course/, the Python install) and the build area's jail folders: everything else of the
+    repository `root`, the course directory `course` and the build area `build` is made private to its owner (course.permissions), and the
+    folders above those three passable. The assignments' hidden parts, source/, the gradebook, the records and the
+    other students' files are then closed to it, as they are absent inside bubblewrap."""
+    needed = [root / "course", Path(sys.prefix), build / JAIL_FOLDER]
+    needed[-1].mkdir(parents=True, exist_ok=True)
+    needed[-1].chmod(0o711)
+    for path in needed:
+        make_passable(path)
+    for top in dict.fromkeys((root, course, build)):
+        share_only(top, needed)
+    root.chmod(0o755)  # Python finds the course package by listing the folder it is in: its names are no secret
+
+
+JAIL_FOLDER = "jail"  # in the build area: the folders student code writes in, one per grading
 
 
 SOCKETS_PREFIX = "ck-"  # /tmp/ck-<pid of the grading>-...: a jailed kernel's sockets
@@ -240,29 +380,43 @@ def remove_stale_socket_folders() -> list[Path]:
     return remove_folders_of_gone_processes(Path("/tmp"), re.compile(re.escape(SOCKETS_PREFIX) + r"(\d+)-"))
 
 
-def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path) -> tuple[list[str], dict[str, str], Path]:
+def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
+                namespaces: bool = True) -> tuple[list[str], dict[str, str], Path | None]:
     """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
 
-    Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel runs in `workdir`
-    (nbgrader's autograded folder of the submission) but sees `scratch` there, a copy the grader made:
-    what student code writes or links lands in `scratch`, never in a folder nbgrader writes to. It can
-    read nothing of the course: no checks, no probes, no other submission. It talks to nbgrader over
-    IPC sockets in a short folder under /tmp (socket paths are limited to about 100 characters), where
-    its connection file lies too. Interrupts (nbgrader's per-cell timeout) travel as messages: a signal
-    would stop bubblewrap, and the kernel with it.
+    Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel runs as the jail's user in
+    `workdir` (nbgrader's autograded folder of the submission) but sees `scratch` there, a copy the grader made
+    and gave that user: what student code writes or links lands in `scratch`, never in a folder nbgrader writes to.
+    With `namespaces` (bubblewrap) it can read nothing of the course: no checks, no probes, no other submission,
+    and talks to nbgrader over IPC sockets in a short folder under /tmp (socket paths are limited to about 100
+    characters): the connection file, root's, in that folder, the sockets in its `ipc` folder, the jail user's.
+    Without, it runs in `scratch` itself, over the loopback, on a sealed course (`seal_course`). Either way the
+    connection file reaches the kernel as a private copy (course.grading.confine). Interrupts (nbgrader's per-cell
+    timeout) travel as messages: a signal would stop bubblewrap, and the kernel with it.
     """
     import json
     import tempfile
 
-    remove_stale_socket_folders()
-    sockets = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-", dir="/tmp"))
-    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+    from course.grading.confine import CONNECTION_PLACEHOLDER
+
+    kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", CONNECTION_PLACEHOLDER,
               f"--IPKernelApp.exec_lines={FORBID_FORK}"]
-    argv = jail(kernel, workdir=workdir, workdir_source=scratch, writable=[sockets])
+    give_to_jail(scratch)
+    if namespaces:
+        remove_stale_socket_folders()
+        sockets = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-", dir="/tmp"))
+        sockets.chmod(0o711)
+        (sockets / "ipc").mkdir()
+        give_to_jail(sockets / "ipc")
+        argv = jail(kernel, workdir=workdir, workdir_source=scratch, readable=[sockets], writable=[sockets / "ipc"],
+                    connection="{connection_file}")
+        options = ["--KernelManager.transport=ipc", f"--KernelManager.ip={sockets}/ipc/kernel",
+                   f"--KernelManager.connection_file={sockets}/connection.json"]
+    else:
+        sockets, options = None, []
+        argv = with_clean_environment(confined(kernel, chdir=scratch, connection="{connection_file}"))
     spec = kernels_dir / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (sandboxed)",
                                                   "language": "python", "interrupt_mode": "message"}, indent=1))
-    options = ["--Execute.kernel_name=course-sandbox", "--KernelManager.transport=ipc",
-               f"--KernelManager.ip={sockets}/kernel", f"--KernelManager.connection_file={sockets}/connection.json"]
-    return options, {"JUPYTER_PATH": str(kernels_dir)}, sockets
+    return ["--Execute.kernel_name=course-sandbox", *options], {"JUPYTER_PATH": str(kernels_dir)}, sockets

@@ -27,6 +27,7 @@ import urllib.request
 from pathlib import Path
 
 from course import paths, student_nbgrader
+from course.permissions import share_only
 from course.hub import accounts
 
 HUB = paths.BUILD / "hub"
@@ -93,26 +94,6 @@ def write_student_config() -> None:
 def write_instructor_config() -> None:
     write_json(INSTRUCTOR_CONFIG / "jupyter_server_config.json", INSTRUCTOR_SERVER)
     write_json(INSTRUCTOR_CONFIG / "labconfig" / "page_config.json", INSTRUCTOR_LAB_PAGE)
-
-
-def share_only(root: Path, shared: list[Path]) -> None:
-    """Make everything in `root` private to its owner but the `shared` paths, which other accounts reach through
-    folders they may pass through but not list."""
-    shared = [p.resolve() for p in shared]
-    root.chmod(0o711)
-
-    def walk(folder: Path) -> None:
-        for entry in folder.iterdir():
-            resolved = entry.resolve() if not entry.is_symlink() else None
-            if resolved in shared or entry.is_symlink():
-                continue
-            if any(resolved in s.parents for s in shared):
-                entry.chmod(0o711)
-                walk(entry)
-            else:
-                entry.chmod(entry.stat().st_mode & ~0o077)
-
-    walk(root)
 
 
 def open_exchange() -> None:

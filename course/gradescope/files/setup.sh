@@ -3,9 +3,9 @@
 # needs, and releases the assignment into the course directory here, so that nothing is downloaded while grading.
 set -euo pipefail
 cd /autograder/source
-if ! command -v bwrap >/dev/null || ! python3 -c "import ensurepip, venv" 2>/dev/null; then
+if ! command -v bwrap >/dev/null || ! /sbin/ldconfig -p | grep -q libseccomp.so.2 || ! python3 -c "import ensurepip, venv" 2>/dev/null; then
   apt-get update -qq
-  apt-get install -y -qq bubblewrap python3-venv python3-pip
+  apt-get install -y -qq bubblewrap libseccomp2 python3-venv python3-pip
 fi
 VENV=/autograder/venv
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
