@@ -24,17 +24,20 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # Grading (course.grading.grade_one starts it; formgrader's Autograde button is refused):
 # mend what makes nbgrader give up on a whole notebook (stripped or duplicated metadata),
 # restore deleted or edited test cells, bound each cell's run time, and score each test
-# cell by the judge's verdict, never by what ran in the student's kernel.
+# cell by the judge's verdict, never by what ran in the student's kernel; what the student wrote and displayed is
+# kept as text only, so the feedback and formgrader run none of it as script.
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, IgnorePattern, LimitOutput,
     OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
-from course.grading.nbgrader_hooks import ApplyVerdicts, CourseGraderOnly, RepairStructure, ReportScores  # noqa: E402
+from course.grading.nbgrader_hooks import (  # noqa: E402
+    ApplyVerdicts, CourseGraderOnly, RepairStructure, ReportScores, TextOnly)
 c.Autograde.exporter_class = CourseGraderOnly
 c.Autograde.sanitize_preprocessors = [ClearOutput, RepairStructure, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
                                       CheckCellMetadata]
-c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, ApplyVerdicts,
-                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata, ReportScores]
+c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, TextOnly,
+                                       ApplyVerdicts, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+                                       ReportScores]
 c.OverwriteCells.add_missing_cells = True
 c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True

@@ -38,6 +38,37 @@ def write_tamperer(folder: Path) -> None:
     hand_in(folder, nb)
 
 
+# What an injector's notebook prints and writes, each way a page could run it: an HTML output with a script and an
+# event handler, a JavaScript output, an SVG with onload, and a written answer (Markdown) with raw HTML.
+INJECTIONS = ('<script>window.__injected = "script"</script>',
+              '<img src="x" onerror="window.__injected = \'onerror\'">',
+              '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__injected = \'svg\'"></svg>')
+INJECTING_CELL = ("from IPython.display import HTML, Javascript, SVG, display\n"
+                  f"for payload in {INJECTIONS!r}:\n"
+                  "    display(HTML(payload))\n"
+                  "display(Javascript('window.__injected = \"javascript\"'))\n"
+                  f"display(SVG({INJECTIONS[2]!r}))\n")
+
+
+def write_injector(folder: Path) -> None:
+    """The solution, whose first answer cell also displays markup that runs script, and whose written answer holds
+    the same markup."""
+    nb = solution()
+    cell(nb, "answer-square").source = INJECTING_CELL + cell(nb, "answer-square").source
+    cell(nb, "reflection-hardest").source = "My answer. " + " ".join(INJECTIONS)
+    hand_in(folder, nb)
+
+
+def assert_no_script_ran(browser, url: str) -> None:
+    """`url` loaded: none of the INJECTIONS ran, and the written answer's markup is shown as text."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(url)
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.readyState") == "complete")
+    time.sleep(1)  # an image's onerror fires once its load fails
+    assert browser.execute_script("return window.__injected") is None, url
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -46,13 +77,14 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, fixture_release) -> Iterator[dict]:
-    """A graded class of two (perfect, tamperer) served by formgrader; yields its url, env and paths."""
+    """A graded class of three (perfect, tamperer, injector) served by formgrader; yields its url, env and paths."""
     root = tmp_path_factory.mktemp("formgrader_course")
     env = course_env(root)
     copy_of_release(fixture_release, root)
     with paths_of(root):
         hand_in(root / "submitted" / "perfect" / ASSIGNMENT, solution())
         write_tamperer(root / "submitted" / "tamperer" / ASSIGNMENT)
+        write_injector(root / "submitted" / "injector" / ASSIGNMENT)
         run([sys.executable, "-m", "course.grading.batch"], env)
         port = free_port()
         log = (root / "build" / "formgrader.log").open("w")
@@ -125,3 +157,16 @@ def test_formgrader_runs_without_exchange_warnings(server, browser):
     assert ASSIGNMENT in page and "does not exist" not in page, "formgrader's banner of a missing exchange"
     log = server["log"].read_text()
     assert "127.0.0.1" in log and "Unwritable directory" not in log and "CRITICAL" not in log, log[-2000:]
+
+
+def test_student_markup_runs_no_script_in_the_feedback_or_in_formgrader(server, browser):
+    """What a student's code displays, and what they write, is text where the instructor and the student read it."""
+    from selenium.webdriver.common.by import By
+
+    feedback = server["root"] / "feedback" / "injector" / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    assert_no_script_ran(browser, feedback.as_uri())
+    assert "My answer." in browser.find_element(By.TAG_NAME, "body").text
+    page_text(browser, f"{server['url']}/formgrader/manage_students/injector/{ASSIGNMENT}")
+    submission = browser.find_element(By.CSS_SELECTOR, "a[href*='/formgrader/submissions/']").get_attribute("href")
+    assert_no_script_ran(browser, submission)
+    assert "My answer." in browser.find_element(By.TAG_NAME, "body").text

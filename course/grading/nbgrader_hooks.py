@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from html.parser import HTMLParser
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
+from nbconvert.filters import markdown2html
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
@@ -75,6 +78,77 @@ class ApplyVerdicts(NbGraderPreprocessor):
                                                       "message": "this check was not judged"})
                 cell.outputs = [verdict_output(check)]
         return nb, resources
+
+
+SHOWN_OUTPUT_TYPES = ("text/plain", "image/png", "image/jpeg")  # what no page can run as script
+# What Markdown renders to (nbconvert's markdown2html), and nothing that runs: a cell whose rendering holds other
+# markup is shown as its text.
+MARKDOWN_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "a", "em", "strong", "b", "i", "code", "pre", "ul", "ol",
+                 "li", "blockquote", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "img", "del", "s",
+                 "span", "div", "sup", "sub", "dl", "dt", "dd", "kbd", "details", "summary"}
+MARKDOWN_ATTRIBUTES = {"id", "class", "href", "src", "alt", "title", "align", "colspan", "rowspan", "start"}
+SAFE_LINK = re.compile(r"^(https?:|mailto:|#|attachment:|[^:]*$)", re.I)
+
+
+class _MarkupCheck(HTMLParser):
+    """Collects what in an HTML text could run: a tag or attribute outside the allowlists, a link of another scheme."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.unsafe: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in MARKDOWN_TAGS:
+            self.unsafe.append(tag)
+        for name, value in attrs:
+            if name not in MARKDOWN_ATTRIBUTES or (name in ("href", "src") and not SAFE_LINK.match(
+                    "".join((value or "").split()))):
+                self.unsafe.append(f"{tag} {name}")
+
+    handle_startendtag = handle_starttag
+
+
+def renders_safely(markdown: str) -> bool:
+    """Whether `markdown`, rendered as the feedback and formgrader render it, holds nothing that could run."""
+    check = _MarkupCheck()
+    check.feed(markdown2html(markdown))
+    check.close()
+    return not check.unsafe
+
+
+def as_literal_markdown(text: str) -> str:
+    """Markdown that shows `text` as it is written: a fenced block longer than any run of backticks in it."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def as_text(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """`nb` with nothing a page could run as script: outputs keep only their text and bitmap forms (HTML,
+    JavaScript, SVG, Markdown and widgets are dropped; an output of none of those kinds says so), a Markdown cell
+    that would render markup that can run (`renders_safely`) is shown as its text, raw cells lose their format
+    (nbconvert renders raw cells of no format as nothing), and widget state goes."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            if not renders_safely(cell.source):
+                cell.source = as_literal_markdown(cell.source)
+        elif cell.cell_type == "raw":
+            for key in ("format", "raw_mimetype"):
+                cell.metadata.pop(key, None)
+        for output in cell.get("outputs", []):
+            if "data" in output:
+                data = {kind: value for kind, value in output.data.items() if kind in SHOWN_OUTPUT_TYPES}
+                output.data = data or {"text/plain": "[an output of a kind not shown here: "
+                                                     f"{', '.join(sorted(output.data))}]"}
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+class TextOnly(NbGraderPreprocessor):
+    """After execution: what the student wrote and what their code displayed becomes text (`as_text`) in the graded
+    notebook that the feedback and formgrader render, so no page an instructor or student opens runs it."""
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
+        return as_text(nb), resources
 
 
 class HoldUngradedAnswers(NbGraderPreprocessor):
