@@ -41,6 +41,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from course import paths
+from course.permissions import make_passable
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT, chromium, needs_browser, paths_of
 from hub_course import NEEDS_HUB, Hub, as_account, course_hub
@@ -345,6 +346,73 @@ def test_a_student_cannot_submit_as_someone_else(hub):
                             env=hub.env, capture_output=True, text=True)
     assert result.returncode == 0 and "another account made it" in result.stderr, result.stderr
     assert (hub.root / "submitted" / ALICE / ASSIGNMENT / "timestamp.txt").read_text() == before
+
+
+def exchange_command(hub: Hub, command: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`make collect`, `make return-feedback` or `make hub-release` of the fixture assignment, as the instructor."""
+    return subprocess.run([sys.executable, "-m", "course.hub.exchange", command, ASSIGNMENT], cwd=paths.ROOT,
+                          env={**hub.env, **(env or {})}, capture_output=True, text=True)
+
+
+def inbound(hub: Hub) -> Path:
+    return hub.root / "build" / "exchange" / paths.COURSE_ID / "inbound"
+
+
+def test_a_submission_of_links_fifos_and_hard_links_is_collected_without_them_and_said_so(hub):
+    """bob makes his own inbound folder, named as nbgrader's submit names one and newer than his submission: his
+    notebook, links to the course's hidden checks and to /etc/shadow, a FIFO, and a file with a second name. Collect
+    (as root) copies his notebook alone, and names each thing it left out."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = inbound(hub) / f"{BOB}+{ASSIGNMENT}+{stamp}+planted"
+    checks = hub.root / "assignments" / ASSIGNMENT / "checks.py"
+    planted = as_account(BOB, "sh", "-c", f"mkdir '{folder}' && cp /home/{BOB}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb "
+                         f"'{folder}/' && ln -s '{checks}' '{folder}/checks.py' && ln -s /etc/shadow '{folder}/shadow' "
+                         f"&& mkfifo '{folder}/pipe' && echo mine > '{folder}/mine.txt' && "
+                         f"ln '{folder}/mine.txt' '{folder}/again.txt'")
+    assert planted.returncode == 0, planted.stderr
+    result = exchange_command(hub, "collect")
+    assert result.returncode == 0, result.stderr
+    collected = hub.root / "submitted" / BOB / ASSIGNMENT
+    assert sorted(p.name for p in collected.iterdir()) == [f"{ASSIGNMENT}.ipynb"]
+    for told in ("checks.py (a symbolic link)", "shadow (a symbolic link)", "pipe (not a file or folder)",
+                 "mine.txt (a hard link", "again.txt (a hard link"):
+        assert told in result.stderr, result.stderr
+
+
+def test_a_folder_not_named_as_a_submission_is_skipped_and_said_whose_and_the_class_still_collected(hub):
+    before = (hub.root / "submitted" / ALICE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes()
+    assert as_account(BOB, "mkdir", str(inbound(hub) / f"{BOB}+{ASSIGNMENT}+not-a-date")).returncode == 0
+    result = exchange_command(hub, "collect")
+    assert result.returncode == 0, result.stderr
+    assert f"Skipped {BOB}+{ASSIGNMENT}+not-a-date, made by {BOB}" in result.stderr
+    assert (hub.root / "submitted" / ALICE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes() == before
+
+
+def test_a_student_cannot_rename_a_classmates_submission_away(hub):
+    [alices] = [p for p in inbound(hub).iterdir() if p.owner() == ALICE]
+    assert inbound(hub).stat().st_mode & 0o1000, "the inbound folder has the sticky bit"
+    assert as_account(BOB, "mv", str(alices), str(inbound(hub) / f"{BOB}+{ASSIGNMENT}+moved")).returncode != 0
+    assert alices.exists()
+
+
+def test_feedback_still_reaches_the_class_when_a_submission_has_no_secret_and_the_instructor_is_told(hub):
+    (hub.root / "feedback" / BOB / ASSIGNMENT / "submission_secret.txt").unlink()
+    result = exchange_command(hub, "feedback")
+    assert result.returncode == 0, result.stderr
+    assert f"Not returned to {BOB}" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("squat", ["mkdir {}", "ln -s /tmp {}"], ids=["folder", "link"])
+def test_a_course_folder_a_student_made_first_is_refused_and_said_whose(hub, tmp_path, squat):
+    build = tmp_path / "build"
+    (build / "exchange").mkdir(parents=True)
+    (build / "exchange").chmod(0o1777)
+    make_passable(build / "exchange")
+    made = as_account(BOB, "sh", "-c", squat.format(build / "exchange" / paths.COURSE_ID))
+    assert made.returncode == 0, made.stderr
+    result = exchange_command(hub, "release", {"COURSE_BUILD_DIR": str(build)})
+    assert result.returncode != 0
+    assert f"of {BOB}, not the course's" in result.stderr and "run make hub again" in result.stderr, result.stderr
 
 
 # ------------------------------------------------------------------ a real assignment

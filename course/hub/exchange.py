@@ -14,11 +14,14 @@ released feedback belongs to its student alone.
 from __future__ import annotations
 
 import argparse
+import datetime
 import glob
 import os
 import pwd
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignment
@@ -26,6 +29,8 @@ from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.utils import notebook_hash
 
 from course import paths
+from course.grading import limits, untrusted
+from course.grading.untrusted import copy_owned_tree
 
 COMMANDS = {"release": "release_assignment", "collect": "collect", "feedback": "release_feedback"}
 FORGED = "\0refused:"  # the mark of a submission that names another student than the account that made it
@@ -38,7 +43,7 @@ class GroupInboundRelease(ExchangeReleaseAssignment):
     def copy_files(self):
         super().copy_files()
         os.chown(self.inbound_path, -1, os.getgid())
-        os.chmod(self.inbound_path, 0o2733)  # others may create, not list; the group passes on
+        os.chmod(self.inbound_path, 0o3733)  # others may create, not list or rename others'; the group passes on
 
 
 class PrivateFeedbackRelease(ExchangeReleaseFeedback):
@@ -46,13 +51,32 @@ class PrivateFeedbackRelease(ExchangeReleaseFeedback):
     readable by anyone who learns its name). Only root can give a file away: otherwise the files stay as nbgrader
     made them."""
 
+    def incomplete(self) -> list[str]:
+        """The students whose feedback folder lacks the submission's secret or timestamp (a submission not made by
+        nbgrader's submit): nbgrader would stop on the first, and return nobody's feedback."""
+        missing = []
+        for html in glob.glob(os.path.join(self.src_path, "*.html")):
+            folder = os.path.dirname(html)
+            if not all(os.path.isfile(os.path.join(folder, name)) for name in ("submission_secret.txt", "timestamp.txt")):
+                missing.append(os.path.basename(os.path.dirname(folder)))
+        return missing
+
     def copy_files(self):
+        skipped = self.incomplete()
+        for student in skipped:
+            self.log.error("Not returned to %s: their submission has no submission_secret.txt or timestamp.txt (it "
+                           "was not made by nbgrader's submit), so the exchange cannot name their feedback; give it to "
+                           "them from %s", student, paths.feedback_dir(student, self.coursedir.assignment_id))
+        excluded = [s for s in (self.coursedir.student_id_exclude or "").split(",") if s]
+        self.coursedir.student_id_exclude = ",".join(excluded + skipped)
         super().copy_files()
         if os.geteuid() != 0:
             return
         for html in glob.glob(os.path.join(self.src_path, "*.html")):
             folder = os.path.dirname(html)
             student = os.path.basename(os.path.dirname(folder))
+            if student in skipped:
+                continue
             with open(os.path.join(folder, "submission_secret.txt")) as f:
                 checksum = notebook_hash(secret=f.read(), notebook_id=os.path.splitext(os.path.basename(html))[0])
             released = os.path.join(self.dest_path, f"{checksum}.html")
@@ -63,29 +87,74 @@ class PrivateFeedbackRelease(ExchangeReleaseFeedback):
             os.chmod(released, 0o600)
 
 
+def course_folder_problem() -> str | None:
+    """Why the course's folder in the exchange is not the course's own (a student made it, or a link, before the
+    course did), or None: nbgrader would release into it, and classmates would fetch what that student planted."""
+    folder = paths.EXCHANGE / paths.COURSE_ID
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+        return None
+    what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else "a file"
+    return (f"{folder} is {what} of {made_by(str(folder))}, not the course's: an account made it before the course "
+            f"did. Stop the hub, remove it (rm -rf '{folder}', after reading what is in it), and run make hub again, "
+            "which makes the course's folder before any student can log in.")
+
+
+def made_by(path: str) -> str:
+    """The account that made `path` (not following a link), or what is known of it."""
+    try:
+        uid = os.lstat(path).st_uid
+    except OSError:
+        return "nobody (it is gone)"
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}, no account"
+
+
 class OwnerCheckedCollect(ExchangeCollect):
-    """nbgrader's collect, where a submission counts only if the Unix account that made it is the student it names:
-    nbgrader's own collect warns and takes it, so one student could submit as another (`nbgrader submit --student`)."""
+    """nbgrader's collect, where a submission counts only if it is a folder that the Unix account it names made:
+    nbgrader's own collect warns and takes it, so one student could submit as another (`nbgrader submit --student`).
+    A folder whose name is not a submission's is skipped and said so; the rest of the class is collected. Only the
+    student's own regular files are copied, by course.grading.untrusted.copy_owned_tree (nbgrader's copy, as root,
+    would follow a link to any file of the machine); what is left out is said, with whose it was."""
 
     def _owned(self, record: dict) -> bool:
+        path = os.path.join(self.inbound_path, record["filename"])
         try:
-            made_by = pwd.getpwuid(os.stat(os.path.join(self.inbound_path, record["filename"])).st_uid).pw_name
-        except (KeyError, OSError):
+            return stat.S_ISDIR(os.lstat(path).st_mode) and made_by(path) == record["username"]
+        except OSError:
             return False
-        return made_by == record["username"]
 
     def _path_to_record(self, path):
-        """nbgrader's record of a submission; one another account made is refused, and said so (it is set apart
-        under a name no student has, so that the student's own submissions are still collected)."""
-        record = super()._path_to_record(path)
+        """nbgrader's record of a submission; one another account made, or under a name that is not a submission's,
+        is refused, and said so (it is set apart under a name no student has, so that the student's own submissions
+        are still collected)."""
+        try:
+            record = super()._path_to_record(path)
+        except Exception:  # dateutil's ParserError and OverflowError, or nbgrader's own failure on too few parts
+            self.log.error("Skipped %s, made by %s: not the name of a submission (<student>+<assignment>+<time>)",
+                           os.path.basename(path), made_by(path))
+            return {"username": FORGED, "filename": os.path.basename(path), "timestamp": datetime.datetime.min}
         if not self._owned(record):
-            self.log.error("Refused %s: it names %s but another account made it", record["filename"], record["username"])
+            self.log.error("Refused %s: it names %s but another account made it (%s), or it is not a folder",
+                           record["filename"], record["username"], made_by(path))
             record["username"] = FORGED + record["username"]
         return record
 
     def init_src(self):
         super().init_src()
         self.src_records = [r for r in self.src_records if not r["username"].startswith(FORGED)]
+
+    def do_copy(self, src, dest, log=None):
+        owner = os.lstat(src).st_uid
+        skipped = copy_owned_tree(Path(src), Path(dest), owner, limits.SUBMISSION_MB * 2**20,
+                                  tuple(self.coursedir.ignore))
+        for entry in skipped:
+            self.log.error("Left out of %s's submission: %s", made_by(src), untrusted.quoted(entry, 200))
 
 
 def main() -> None:
@@ -94,6 +163,8 @@ def main() -> None:
     parser.add_argument("assignment")
     args = parser.parse_args()
     os.chdir(paths.ROOT)  # nbgrader_config.py
+    if problem := course_folder_problem():
+        sys.exit(problem)
     command = [sys.executable, "-m", "course.grading.nbgrader_cli", COMMANDS[args.command], args.assignment]
     if args.command == "release":
         command.append("--force")  # a release folder edited after the first release replaces it

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from course import paths, student_nbgrader
 from course.permissions import share_only
-from course.hub import accounts
+from course.hub import accounts, exchange
 
 HUB = paths.BUILD / "hub"
 STATE = HUB / "state"
@@ -97,9 +97,14 @@ def write_instructor_config() -> None:
 
 
 def open_exchange() -> None:
-    """nbgrader's exchange root: anyone may create in it, nobody may remove what others made."""
+    """nbgrader's exchange root: anyone may create in it, nobody may remove what others made; and the course's folder
+    in it, made by the course before any student can log in (one a student made first is refused, and said why)."""
     paths.EXCHANGE.mkdir(parents=True, exist_ok=True)
     paths.EXCHANGE.chmod(0o1777)
+    if problem := exchange.course_folder_problem():
+        sys.exit(problem)
+    (paths.EXCHANGE / paths.COURSE_ID).mkdir(mode=0o755, exist_ok=True)
+    (paths.EXCHANGE / paths.COURSE_ID).chmod(0o755)
 
 
 def unreachable(account: str) -> str | None:
