@@ -24,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-report bench-hardening bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-report bench-hardening hostile-class bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -66,6 +66,9 @@ bench-similarity: $(STAMP) ## similar-submission detection on a synthetic class 
 
 bench-report: $(STAMP) ## seconds to summarize a synthetic class of CLASS_SIZE and write its class report, per assignment
 	$(PY) scripts/benchmark_report.py $(ASSIGNMENT) --students $(CLASS_SIZE)
+
+hostile-class: $(STAMP) sandbox-tools ## grade a class of hostile students beside honest ones on every path; print what got through (as root)
+	$(PY) scripts/hostile_class.py
 
 bench-hardening: $(STAMP) sandbox-tools ## what running student code as the jail's user costs per graded submission (as root)
 	$(PY) scripts/benchmark_hardening.py $(ASSIGNMENT)

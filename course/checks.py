@@ -24,6 +24,7 @@ from functools import cache
 import numpy as np
 
 from course import notebook_cache, paths
+from course.grading.untrusted import error_name
 from course.parts import part
 
 
@@ -105,7 +106,9 @@ CANDIDATES_SHOWN = 3
 def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
     """Why `got` differs from `want`, or None when they agree."""
     if got.dtype.kind in "US" and got.size == 1 and want.dtype.kind not in "US":  # e.g. an error a probe caught
-        return f"{str(got.ravel()[0])!r} where numbers were expected"
+        text = str(got.ravel()[0])
+        caught = ":" in text and error_name(text) != "an error"
+        return f"{f'an error ({error_name(text)})' if caught else 'text'} where numbers were expected"
     if got.shape != want.shape:
         return f"shape {got.shape} where {want.shape} was expected"
     if want.dtype.kind in "US" or got.dtype.kind in "US":
@@ -115,7 +118,7 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
         if not wrong:
             return None
         item = "it" if got.ndim == 0 else f"item {wrong[0]}"
-        return f"{item} is {str(got.ravel()[wrong[0]])!r}, which is not what was expected"
+        return f"{item} is not what was expected"  # (the text is not quoted: see untrusted.error_name)
     if want.dtype == bool or got.dtype == bool:
         return None if np.array_equal(got, want) else "the flag is not what was expected"
     got, want = got.astype(float), want.astype(float)
@@ -200,8 +203,8 @@ def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None
         return Verdict(check.check_id, False, f"{check.piece} is not attempted yet. {mistakes['not-attempted']}",
                        "not-attempted")
     if error is not None or outputs is None:
-        return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: {error}",
-                       "raises-error")
+        return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: "
+                       f"{error_name(error)}", "raises-error")
     found = problems(check, outputs, reference)
     if not any(found[e.key] for e in check.expects):
         return Verdict(check.check_id, True, f"{check.piece}: all hidden tests passed.")

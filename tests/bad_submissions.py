@@ -267,7 +267,7 @@ CASES = (
          "NaN values) and the perfect student's submission_log.json",
          write_misbehaving, "forged", 0, flags=("log-differs-from-code",),
          told=("Your cell answer-square raised SyntaxError",
-               "Your cell answer-cube raised ValueError: my cell is broken",
+               "Your cell answer-cube raised ValueError on the grader's run",
                "Your cell answer-clip raised SystemExit", "NaN")),
     Case("stateful", "state kept between calls, with an honest log", "the solution whose cube keeps a call count in a "
          "mutable default argument, run top to bottom: its log differs from a fresh run because the code does",

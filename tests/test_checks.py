@@ -32,11 +32,30 @@ def test_judge_compares_with_reference_and_relations(outputs, message):
         assert message in result.message
 
 
-def test_judge_reports_the_error_a_piece_raised_and_never_the_reference():
+def test_judge_reports_the_error_a_piece_raised_by_name_and_never_the_reference():
     result = judge(CHECK, None, "ValueError: boom", {"x": np.full(3, 12345.0)}, MISTAKES)
-    assert not result.passed and "ValueError: boom" in result.message and result.mistake == "raises-error"
+    assert not result.passed and "ValueError" in result.message and result.mistake == "raises-error"
     wrong = judge(CHECK, {"x": np.zeros(3), "y": np.zeros(3)}, None, {"x": np.full(3, 12345.0)}, MISTAKES)
     assert "12345" not in wrong.message
+
+
+SMUGGLED = "PROBES = {'cube': lambda ns: ns['cube'](np.arange(7))}"  # what a piece could read of the hidden probes
+
+
+@pytest.mark.parametrize("outputs, error", [
+    (None, f"ValueError: {SMUGGLED}"),
+    (None, SMUGGLED),
+    ({"x": np.array(f"RuntimeError: {SMUGGLED}"), "y": np.ones(3)}, None),
+    ({"x": np.array(SMUGGLED), "y": np.ones(3)}, None),
+])
+def test_text_the_students_code_made_where_the_probes_ran_is_never_quoted_back(outputs, error):
+    """A piece called by the hidden probes can read them (they run in its process): whatever it raises or returns as
+    text reaches the student's feedback by an exception's name at most."""
+    result = judge(CHECK, outputs, error, REFERENCE, MISTAKES)
+    assert not result.passed and "PROBES" not in result.message and "lambda" not in result.message
+    texts = Check("t", "text piece", (Expect("x", "x-wrong"),))
+    mismatch = judge(texts, {"x": np.array(["ok", SMUGGLED])}, None, {"x": np.array(["ok", "fine"])}, MISTAKES)
+    assert "item 1 is not what was expected" in mismatch.message and "PROBES" not in mismatch.message
 
 
 def test_without_diagnoses_the_first_failing_expectation_names_the_mistake():

@@ -267,3 +267,32 @@ def test_a_sealed_course_gives_the_jails_user_only_the_machinery(tmp_path):
     sandbox.seal_course(root, root, root / "build")
     seen = confined_run(tmp_path, code)
     assert seen == {"course/grading/judge.py": "JUDGE", **{name: "refused" for name in names[1:]}}
+
+
+FRAME_THIEF = """
+import sys
+_frame, _found = sys._getframe(), ""
+while _frame is not None:  # the hidden probes' source, wherever the probe process holds it
+    for _value in list(_frame.f_locals.values()):
+        if isinstance(_value, bytes) and b"PROBES" in _value:
+            _found = _value.decode()
+    _frame = _frame.f_back
+raise ValueError(_found[:300])
+"""
+
+
+def test_what_student_code_reads_of_the_hidden_probes_in_memory_is_not_quoted_back(tmp_path):
+    """The hidden probes are in the probe's memory, where student code runs: a cell that finds them and raises them
+    as its error has its error named to the student, not quoted."""
+    from bad_submissions import solution_with
+    from course.grading.grade_one import new_record, probe_step
+
+    folder = tmp_path / "submission"
+    solution_with(FRAME_THIEF)(folder)
+    record = new_record(ASSIGNMENT, "thief", folder)
+    assert probe_step(record, folder, tmp_path / "jail")
+    first_line = paths.probes_file(ASSIGNMENT).read_text().splitlines()[0]
+    raw = json.loads((tmp_path / "jail" / probe.REPORT).read_text())["cell_errors"]
+    assert first_line in " ".join(raw.values()), "the attack found the probes: the test would prove nothing otherwise"
+    told = " ".join(record.messages)
+    assert "raised ValueError on the grader's run" in told and first_line not in told

@@ -357,8 +357,9 @@ def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None
             record.messages.append(f"Your cell {cell_id} did not finish within {limits.CELL_TIMEOUT_S} s on the "
                                    "grader's run (an endless loop or a long sleep?); the checks that need it cannot pass.")
         else:
-            record.messages.append(f"Your cell {cell_id} raised {untrusted.quoted(error)}; the checks that need it "
-                                   "cannot pass.")
+            said = error if error == f"PermissionError: {sandbox.FORK_REFUSAL}" else untrusted.error_name(error)
+            record.messages.append(f"Your cell {cell_id} raised {said} on the grader's run (your feedback notebook "
+                                   "shows the error in full); the checks that need it cannot pass.")
     return True
 
 

@@ -126,10 +126,11 @@ def die_with_parent() -> None:
 # forked another way (posix.fork) exits at once, and the process cap stops the loop. subprocess still
 # works (it does not go through os.fork); multiprocessing's fork does not. Self-contained code: the
 # kernel's jail holds no course package to import it from.
-FORBID_FORK = """
+FORK_REFUSAL = "os.fork is disabled while grading: the grader runs no child processes"
+FORBID_FORK = f"""
 import os as _os
 def _no_fork(*args, **kwargs):
-    raise PermissionError("os.fork is disabled while grading: the grader runs no child processes")
+    raise PermissionError({FORK_REFUSAL!r})
 _os.fork = _no_fork
 _os.register_at_fork(after_in_child=lambda _exit=_os._exit: _exit(70))
 del _os, _no_fork

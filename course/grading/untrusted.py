@@ -16,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import html
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -103,6 +104,15 @@ def _copy_folder(folder: int, target: Path, owner: int, where: Path, budget: lis
 
 def read_text(path: Path, limit: int) -> str:
     return read_bytes(path, limit).decode("utf-8", errors="replace")
+
+
+def error_name(error: str) -> str:
+    """The exception's name that heads `error` ('ValueError: shapes differ' -> 'ValueError'), or 'an error'. An error
+    raised where the hidden probes ran is quoted back by its name alone: the rest is the student code's to write,
+    and could carry out what it read there (the student sees their errors in full in nbgrader's run, where no probe
+    is)."""
+    name = error.split(":", 1)[0].strip()
+    return name if re.fullmatch(r"[A-Za-z_][\w.]{0,80}", name) else "an error"
 
 
 def quoted(text: str, limit: int = MAX_QUOTED) -> str:
