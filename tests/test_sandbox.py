@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from course import paths, permissions
+from course.grading import limits as limits_module
 from course.grading import probe, sandbox
 from course.grading.grade_one import grading_env, probe_command
 from helpers import ASSIGNMENT
@@ -160,14 +161,22 @@ try:
     refused["core_pattern"] = False
 except OSError:
     refused["core_pattern"] = True
+import socket
+for name, family in (("inet_socket", socket.AF_INET), ("inet6_socket", socket.AF_INET6)):
+    try:
+        socket.socket(family, socket.SOCK_STREAM).close()
+        refused[name] = False
+    except OSError as error:
+        refused[name] = error.errno == errno.EACCES
 seen = {"uid": os.getuid(), "groups": os.getgroups(), "refused": refused,
         **{key: status[key].strip() for key in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")}}
 """
 # x86-64 numbers of the calls the jail refuses: file handles (the "shocker" escape), mounts, namespaces, tracing,
-# keyrings, BPF, perf, modules, kexec; and clone with CLONE_NEWUSER (0x10000000).
+# keyrings, BPF, perf, modules, kexec, System V IPC (which outlives a process), modify_ldt; and sockets of the
+# network (IPv4, IPv6), which keep student code off it where no namespace does.
 SYSCALLS = {"open_by_handle_at": 304, "name_to_handle_at": 303, "mount": 165, "umount2": 166, "pivot_root": 155,
             "unshare": 272, "setns": 308, "ptrace": 101, "keyctl": 250, "bpf": 321, "perf_event_open": 298,
-            "init_module": 175, "kexec_load": 246}
+            "init_module": 175, "kexec_load": 246, "shmget": 29, "msgget": 68, "semget": 64, "modify_ldt": 154}
 UNPRIVILEGED = {"CapInh": "0" * 16, "CapPrm": "0" * 16, "CapEff": "0" * 16, "CapBnd": "0" * 16, "CapAmb": "0" * 16,
                 "NoNewPrivs": "1", "Seccomp": "2"}
 
@@ -175,7 +184,7 @@ UNPRIVILEGED = {"CapInh": "0" * 16, "CapPrm": "0" * 16, "CapEff": "0" * 16, "Cap
 def assert_unprivileged(seen: dict) -> None:
     assert {key: seen[key] for key in UNPRIVILEGED} == UNPRIVILEGED
     assert seen["uid"] == sandbox.JAIL_UID and seen["uid"] >= sandbox.JAIL_UID_BASE and seen["groups"] == []
-    assert seen["refused"] == {name: True for name in [*SYSCALLS, "core_pattern"]}
+    assert seen["refused"] == {name: True for name in [*SYSCALLS, "core_pattern", "inet_socket", "inet6_socket"]}
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="the system call numbers are x86-64's")
@@ -234,7 +243,8 @@ def confined_run(tmp_path: Path, code: str) -> dict:
     folder.mkdir()
     sandbox.give_to_jail(folder)
     permissions.make_passable(folder)
-    command = sandbox.with_clean_environment(sandbox.confined([sys.executable, "-c", code], chdir=folder))
+    home = sandbox.private_home(folder)
+    command = sandbox.with_clean_environment(sandbox.confined([sys.executable, "-c", code], chdir=folder), home)
     outcome = sandbox.limited_run(command, timeout=60, log=tmp_path / "log.txt", env={**grading_env(), **SECRET})
     assert outcome.code == 0, (tmp_path / "log.txt").read_text()
     sandbox.reclaim(folder)
@@ -296,3 +306,44 @@ def test_what_student_code_reads_of_the_hidden_probes_in_memory_is_not_quoted_ba
     assert first_line in " ".join(raw.values()), "the attack found the probes: the test would prove nothing otherwise"
     told = " ".join(record.messages)
     assert "raised ValueError on the grader's run" in told and first_line not in told
+
+
+def test_without_namespaces_student_code_has_a_home_of_its_own_not_the_shared_tmp(tmp_path):
+    """Where there is no private /tmp, a grading's IPython and matplotlib folders and temporary files are its own:
+    a startup file one grading leaves there cannot run in the next."""
+    seen = confined_run(tmp_path, "import json, os, tempfile\njson.dump({name: os.environ[name] for name in ('HOME', "
+                        "'IPYTHONDIR', 'MPLCONFIGDIR')} | {'tmp': tempfile.gettempdir()}, open('seen.json', 'w'))")
+    home = sandbox.home_beside(tmp_path / "jail")
+    assert all(Path(value).is_relative_to(home) for value in seen.values()), seen
+
+
+def test_a_folder_that_only_looks_like_a_stale_grading_is_left_alone_and_crashes_nothing():
+    """Any account may make /tmp/ck-<huge number>-x: the sweep neither fails on the number nor removes what it
+    did not make."""
+    huge = Path(tempfile.mkdtemp(prefix=f"{sandbox.SOCKETS_PREFIX}{10**20}-", dir="/tmp"))
+    try:
+        assert not sandbox.alive(10**20)
+        assert huge in sandbox.remove_stale_socket_folders(), "a gone grading's folder of this user is removed"
+        os.makedirs(huge)
+        os.chown(huge, 12345, 12345)  # another account's
+        assert huge not in sandbox.remove_stale_socket_folders() and huge.exists()
+    finally:
+        shutil.rmtree(huge, ignore_errors=True)
+
+
+@pytest.mark.parametrize("code, limit", [
+    ("import time\nfor i in range(40):\n    open(f'part{i}', 'wb').write(b'x' * 2**20)\n    time.sleep(0.1)", "DISK_MB"),
+    ("import time\nfor i in range(3000):\n    open(f'f{i}', 'w').close()\n    time.sleep(0.001)", "MAX_FILES"),
+])
+def test_a_step_that_fills_its_folders_past_the_disk_limit_is_stopped(tmp_path, monkeypatch, code, limit):
+    monkeypatch.setattr(limits_module, limit, 8 if limit == "DISK_MB" else 500)
+    jail = tmp_path / "sandbox"
+    probe.prepare(ASSIGNMENT, paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb", jail)
+    program = json.loads((jail / probe.PROGRAM).read_text())
+    program.insert(1, ["student-cell", code])
+    (jail / probe.PROGRAM).write_text(json.dumps(program))
+    sandbox.give_to_jail(jail)
+    outcome = sandbox.limited_run(probe_command(jail), log=tmp_path / "log.txt", env=grading_env(), cwd=jail,
+                                  stdin=paths.probes_file(ASSIGNMENT), timeout=60, watch=[jail])
+    sandbox.reclaim(jail)
+    assert outcome.over_disk and outcome.code != 0 and outcome.seconds < 30

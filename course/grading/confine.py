@@ -13,7 +13,8 @@ inside bubblewrap's namespaces or, where a container forbids them, on its own. R
    those system calls fail with EPERM, creating namespaces among them, and clone3 with ENOSYS: its flags
    cannot be inspected, and C libraries then use clone);
 5. writes FILE's copy, now as UID, to a new private file and puts its path where the command says
-   {jail_connection}; changes to DIR; caps the size of any file written (RLIMIT_FSIZE);
+   {jail_connection}; changes to DIR; caps the size of any file written (RLIMIT_FSIZE) and the jail user's
+   processes (RLIMIT_NPROC);
 6. replaces itself with COMMAND.
 
 Run by another user, it cannot change users and does the rest. The file is self-contained (the standard
@@ -38,7 +39,12 @@ FILTERED = ("open_by_handle_at", "name_to_handle_at", "mount", "umount2", "pivot
             "process_vm_readv", "process_vm_writev", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
             "userfaultfd", "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
             "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm", "lookup_dcookie",
-            "io_uring_setup", "io_uring_enter", "io_uring_register")
+            "io_uring_setup", "io_uring_enter", "io_uring_register", "shmget", "msgget", "semget", "mq_open",
+            "modify_ldt")
+# Socket families refused: the network (IPv4, IPv6) and the hypervisor (VSOCK). Local sockets (a kernel's ZeroMQ over
+# IPC) and netlink (ZeroMQ reads the interfaces with it, and aborts without) stay. Where there are no namespaces, this
+# is what keeps student code off the network; ipykernel then goes without its loopback pipe for forked processes.
+REFUSED_SOCKETS = (2, 10, 40)  # AF_INET, AF_INET6, AF_VSOCK
 # clone's namespace flags: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
 CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x80)
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
@@ -56,6 +62,8 @@ def syscall_filter():
             rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
         except (RuntimeError, ValueError, OSError):  # a call this architecture or libseccomp does not know
             pass
+    for family in REFUSED_SOCKETS:
+        rules.add_rule(seccomp.ERRNO(errno.EACCES), "socket", seccomp.Arg(0, seccomp.EQ, family))
     for flag in CLONE_NAMESPACES:
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
@@ -114,6 +122,7 @@ def main() -> None:
     parser.add_argument("--chdir")
     parser.add_argument("--connection", help="a file only root can read, handed to the command as a private copy")
     parser.add_argument("--max-file-mb", type=int, default=0)
+    parser.add_argument("--max-processes", type=int, default=0, help="processes of the jail's user (RLIMIT_NPROC)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -132,6 +141,8 @@ def main() -> None:
     if args.max_file_mb:
         size = args.max_file_mb * 2**20
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    if args.max_processes:  # the uid is the grading's own: this caps its processes where no cgroup does
+        resource.setrlimit(resource.RLIMIT_NPROC, (args.max_processes, args.max_processes))
     os.execvp(command[0], command)
 
 

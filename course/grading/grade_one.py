@@ -115,10 +115,11 @@ def grading_env() -> dict[str, str]:
             "PYTHONPATH": str(paths.ROOT)}
 
 
-def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None) -> tuple[int | None, float]:
-    """Run a grading step under the sandbox's limits; (exit code or None on timeout, seconds)."""
-    outcome = sandbox.limited_run(cmd, timeout=timeout, log=log, env={**grading_env(), **(env or {})}, cwd=paths.ROOT)
-    return outcome.code, outcome.seconds
+def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None,
+         watch: list[Path] = ()) -> sandbox.Outcome:
+    """Run a grading step under the sandbox's limits, student code's folders `watch`ed."""
+    return sandbox.limited_run(cmd, timeout=timeout, log=log, env={**grading_env(), **(env or {})}, cwd=paths.ROOT,
+                               watch=watch)
 
 
 def nbgrader_command(*args: str, then: tuple[str, ...] = ()) -> list[str]:
@@ -227,10 +228,11 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     log = work / "autograde.log"
     command = nbgrader_command("autograde", assignment, "--student", student, "--force", *options,
                                then=("generate_feedback", assignment, "--student", student, "--force"))
-    code, record.seconds["nbgrader"] = _run(command, limits.NBGRADER_TIMEOUT_S, log, env)
+    outcome = _run(command, limits.NBGRADER_TIMEOUT_S, log, env, watch=[scratch, sandbox.home_beside(scratch)])
+    code, record.seconds["nbgrader"] = outcome.code, outcome.seconds
     sandbox.reclaim(scratch)
-    if sockets:
-        shutil.rmtree(sockets, ignore_errors=True)
+    sandbox.reclaim(sandbox.home_beside(scratch))
+    shutil.rmtree(sockets, ignore_errors=True)
     if code is None:
         set_status(record, "timeout")
         record.messages.append(f"Your notebook did not finish within {limits.NBGRADER_TIMEOUT_S} s under nbgrader, "
@@ -238,7 +240,11 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     elif code != 0:
         record.flags.append("nbgrader-failed")
         text = log.read_text(errors="replace")
-        if "DeadKernelError" in text:
+        if outcome.over_disk:
+            set_status(record, "crashed")
+            record.messages.append(f"Your notebook wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files "
+                                   "while nbgrader ran it, so it was stopped; the checks judged your code on their own.")
+        elif "DeadKernelError" in text:
             set_status(record, "crashed")
             record.messages.append("The Python kernel died while nbgrader ran your notebook (a crash, os._exit, or "
                                    "too much memory), so nbgrader could not run it to the end; the checks judged "
@@ -298,7 +304,8 @@ def probe_command(jail: Path, skip: list[str] = ()) -> list[str]:
     command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
     setenv = {"PYTHONPATH": str(paths.ROOT)}
     if SANDBOX == "none":
-        return sandbox.with_clean_environment(sandbox.confined(command, chdir=jail), setenv)
+        home = sandbox.private_home(jail)
+        return sandbox.with_clean_environment(sandbox.confined(command, chdir=jail), home, setenv)
     return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], setenv=setenv)
 
 
@@ -323,14 +330,17 @@ def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None
         sandbox.give_to_jail(jail)
         outcome = sandbox.limited_run(probe_command(jail, skip), timeout=limits.PROBE_TIMEOUT_S,
                                       log=log or jail.parent / "probe.log", env=grading_env(), cwd=jail,
-                                      stdin=paths.probes_file(record.assignment))
+                                      stdin=paths.probes_file(record.assignment),
+                                      watch=[jail, sandbox.home_beside(jail)])
         sandbox.reclaim(jail)
+        sandbox.reclaim(sandbox.home_beside(jail))
         record.seconds["probe"] += outcome.seconds
         report = probe.read_report(jail) if outcome.code == 0 else None
         if report is not None:
             break
         reason = (f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
                   f"used more than {limits.MEMORY_MB} MB of memory" if outcome.out_of_memory else
+                  f"wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files" if outcome.over_disk else
                   "stopped the process that ran it (for example os._exit or a crash)")
         set_status(record, "timeout" if outcome.timed_out else "crashed")
         culprit = probe.culprit(jail)
@@ -377,10 +387,10 @@ def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> None:
     """The judge (course.grading.judge) on the probe's data: points per check, and flags from the log."""
     result_file = work / "judge.json"
     result_file.unlink(missing_ok=True)
-    code, record.seconds["judge"] = _run(
-        [sys.executable, "-m", "course.grading.judge", record.assignment, str(folder), str(jail), str(result_file)],
-        limits.JUDGE_TIMEOUT_S, work / "judge.log")
-    if code != 0 or not result_file.exists():
+    outcome = _run([sys.executable, "-m", "course.grading.judge", record.assignment, str(folder), str(jail),
+                    str(result_file)], limits.JUDGE_TIMEOUT_S, work / "judge.log")
+    record.seconds["judge"] = outcome.seconds
+    if outcome.code != 0 or not result_file.exists():
         set_status(record, "crashed")
         record.messages.append("the checks could not judge your code (the grader's data was unreadable); "
                                "the instructor has been told.")

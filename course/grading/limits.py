@@ -22,6 +22,8 @@ FEEDBACK_TIMEOUT_S = 300
 NBGRADER_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + FEEDBACK_TIMEOUT_S  # the nbgrader step: autograde, then feedback
 MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
 FILE_MB = int(os.environ.get("COURSE_FILE_MB", "1024"))  # any one file student code writes while graded
+DISK_MB = int(os.environ.get("COURSE_DISK_MB", "2048"))  # all it writes in a step's folders
+MAX_FILES = int(os.environ.get("COURSE_MAX_FILES", "10000"))  # files and folders it makes there
 SUBMISSION_MB = int(os.environ.get("COURSE_SUBMISSION_MB", "50"))  # all files a student hands in
 MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
 PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
@@ -34,8 +36,8 @@ JAIL_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONDONTWRITEBY
 
 # What a driver hands a worker with each task, so that a class graded on a cluster is graded under the driver's limits.
 SETTINGS = ("COURSE_CELL_TIMEOUT", "COURSE_LONG_CELL_TIMEOUT", "COURSE_NOTEBOOK_TIMEOUT", "COURSE_PROBE_TIMEOUT",
-            "COURSE_JUDGE_TIMEOUT", "COURSE_MEMORY_MB", "COURSE_FILE_MB", "COURSE_SUBMISSION_MB", "COURSE_MAX_PROCESSES",
-            "COURSE_SANDBOX")
+            "COURSE_JUDGE_TIMEOUT", "COURSE_MEMORY_MB", "COURSE_FILE_MB", "COURSE_DISK_MB", "COURSE_MAX_FILES",
+            "COURSE_SUBMISSION_MB", "COURSE_MAX_PROCESSES", "COURSE_SANDBOX")
 
 
 def settings() -> dict[str, str]:

@@ -52,6 +52,7 @@ class Outcome:
     code: int | None  # exit code, None if it was killed at the time limit
     seconds: float
     out_of_memory: bool = False
+    over_disk: bool = False  # killed for writing more than limits.DISK_MB or limits.MAX_FILES in its folders
 
     @property
     def timed_out(self) -> bool:
@@ -142,21 +143,51 @@ def forbid_fork() -> None:
     exec(FORBID_FORK, {})
 
 
+WATCH_INTERVAL_S = 1.0  # how often the folders student code writes in are measured
+
+
+def disk_use(folders: list[Path]) -> tuple[int, int]:
+    """(bytes on disk, entries) under `folders`, walked by descriptor without following links (student code may
+    change them meanwhile)."""
+    used = entries = 0
+    for folder in folders:
+        try:
+            for _, dirs, files, top in os.fwalk(folder, follow_symlinks=False):
+                for name in dirs + files:
+                    try:
+                        used += os.stat(name, dir_fd=top, follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+                entries += len(dirs) + len(files)
+        except OSError:
+            pass
+    return used, entries
+
+
 def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None = None, cwd: Path | None = None,
                 memory_mb: int = limits.MEMORY_MB, max_processes: int = limits.MAX_PROCESSES,
-                stdin: Path | None = None) -> Outcome:
+                stdin: Path | None = None, watch: list[Path] = ()) -> Outcome:
     """Run `cmd` with its output in `log`, under the time, memory and process limits; `stdin`, a file it reads
-    (and no other process of it can open)."""
+    (and no other process of it can open). The `watch` folders (where it writes) are measured every
+    WATCH_INTERVAL_S: past limits.DISK_MB or limits.MAX_FILES in all, it is killed (`over_disk`)."""
     cgroups = _Cgroups(memory_mb, max_processes)
     start = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    over_disk = False
     try:
         with log.open("w") as out, (stdin.open("rb") if stdin else open(os.devnull, "rb")) as given:
             process = subprocess.Popen(cgroups.enter_command(cmd), stdin=given, stdout=out, stderr=subprocess.STDOUT,
                                        env=env, cwd=cwd, start_new_session=True, preexec_fn=die_with_parent)
             try:
-                code: int | None = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                code = None
+                code: int | None = None
+                while code is None and time.monotonic() < deadline:
+                    try:
+                        code = process.wait(timeout=min(WATCH_INTERVAL_S if watch else timeout,
+                                                        max(0.0, deadline - time.monotonic())))
+                    except subprocess.TimeoutExpired:
+                        used, entries = disk_use(list(watch)) if watch else (0, 0)
+                        if used > limits.DISK_MB * 2**20 or entries > limits.MAX_FILES:
+                            over_disk, code = True, -signal.SIGKILL
             finally:  # also on Ctrl-C: nothing it started outlives it
                 try:
                     os.killpg(process.pid, signal.SIGKILL)  # whatever it left behind
@@ -164,7 +195,8 @@ def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None =
                     pass
                 process.wait()
                 kill_jail_processes()  # and what left the group (a new session), where no cgroup holds it
-        return Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory())
+        return Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory(),
+                       over_disk=over_disk)
     finally:
         cgroups.remove()
 
@@ -205,7 +237,8 @@ def confined(cmd: list[str], *, chdir: Path | None = None, connection: str | Non
     file only root reads, handed to `cmd` as a private copy where it says confine.CONNECTION_PLACEHOLDER."""
     return [sys.executable, "-I", str(confine), "--uid", str(JAIL_UID), "--gid", str(JAIL_UID),
             "--seccomp", seccomp_program(),
-            "--max-file-mb", str(limits.FILE_MB), *(["--chdir", str(chdir)] if chdir else []),
+            "--max-file-mb", str(limits.FILE_MB), "--max-processes", str(limits.MAX_PROCESSES),
+            *(["--chdir", str(chdir)] if chdir else []),
             *(["--connection", connection] if connection else []), "--", *cmd]
 
 
@@ -215,9 +248,12 @@ def seccomp_program() -> str:
     return compiled_filter().hex()
 
 
-def with_clean_environment(cmd: list[str], setenv: dict[str, str] | None = None) -> list[str]:
-    """`cmd` with only `jail_environment()` and `setenv` (where no bubblewrap clears the environment)."""
-    variables = {**jail_environment(), **(setenv or {})}
+def with_clean_environment(cmd: list[str], home: Path, setenv: dict[str, str] | None = None) -> list[str]:
+    """`cmd` with only `jail_environment()` and `setenv`, where no bubblewrap clears the environment and gives a
+    private /tmp: its home, IPython's and matplotlib's folders and its temporary files in `home` (see `private_home`),
+    never in the machine's shared /tmp, where one grading could leave code for the next to run."""
+    variables = {**jail_environment(), "HOME": str(home), "IPYTHONDIR": str(home / "ipython"),
+                 "MPLCONFIGDIR": str(home / "matplotlib"), "TMPDIR": str(home / "tmp"), **(setenv or {})}
     return ["/usr/bin/env", "-i", *(f"{name}={value}" for name, value in variables.items()), *cmd]
 
 
@@ -265,6 +301,21 @@ def folders_to_make(destinations: list[Path], bound: list[Path]) -> list[Path]:
     return folders
 
 
+def home_beside(folder: Path) -> Path:
+    """The private home of the confined command that works in the jail folder `folder` (where no bubblewrap gives a
+    private /tmp): a folder beside it."""
+    return folder.with_name(folder.name + "-home")
+
+
+def private_home(folder: Path) -> Path:
+    """A new, empty `home_beside(folder)`, the jail user's."""
+    home = home_beside(folder)
+    shutil.rmtree(home, ignore_errors=True)
+    (home / "tmp").mkdir(parents=True)
+    give_to_jail(home)
+    return home
+
+
 def give_to_jail(folder: Path) -> None:
     """Make `folder` (made by the grader: no student has written in it yet) and all in it the jail user's, and the
     folders above it passable (where no bubblewrap binds it in)."""
@@ -306,9 +357,16 @@ def jail_processes(uid: int = JAIL_UID) -> list[int]:
 
 def kill_jail_processes() -> None:
     """Kill every process of the jail's user (only this grading's: the uid is its own, or the container's one
-    grading's), from a child that takes that uid: kill(-1) then reaches all of them, and none it forks escapes."""
+    grading's), from a child that takes that uid: kill(-1) then reaches all of them, and none it forks escapes; and
+    remove what it left in /dev/shm."""
     if os.geteuid() != 0 or JAIL_UID == 0:
         return
+    for leftover in Path("/dev/shm").iterdir() if Path("/dev/shm").is_dir() else []:
+        try:
+            if leftover.lstat().st_uid == JAIL_UID:
+                leftover.unlink()
+        except OSError:
+            pass
     for _ in range(10):
         if not jail_processes():
             return
@@ -353,10 +411,10 @@ SOCKETS_PREFIX = "ck-"  # /tmp/ck-<pid of the grading>-...: a jailed kernel's so
 
 
 def alive(pid: int) -> bool:
-    """Whether process `pid` exists on this machine (another user's too)."""
+    """Whether process `pid` exists on this machine (another user's too); a number no pid can be is no process."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError, ValueError):
         return False
     except PermissionError:  # another user's process
         return True
@@ -365,10 +423,17 @@ def alive(pid: int) -> bool:
 
 def remove_folders_of_gone_processes(where: Path, owner: re.Pattern) -> list[Path]:
     """Remove the folders in `where` whose name `owner` matches, with the pid of the process that made them as
-    its first group, where that process is gone; those of live processes stay. Returns the removed."""
+    its first group, where that process is gone; those of live processes stay, and so does anything this user did
+    not make. Returns the removed."""
     removed = []
     for folder in where.iterdir():
         found = owner.match(folder.name)
+        try:
+            info = folder.lstat()
+        except OSError:
+            continue
+        if not (stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()):
+            continue  # another account's (a student's, made to look like ours), or a link
         if found and not alive(int(found.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
@@ -382,7 +447,7 @@ def remove_stale_socket_folders() -> list[Path]:
 
 
 def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
-                namespaces: bool = True) -> tuple[list[str], dict[str, str], Path | None]:
+                namespaces: bool = True) -> tuple[list[str], dict[str, str], Path]:
     """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
 
     Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel runs as the jail's user in
@@ -391,8 +456,9 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
     With `namespaces` (bubblewrap) it can read nothing of the course: no checks, no probes, no other submission,
     and talks to nbgrader over IPC sockets in a short folder under /tmp (socket paths are limited to about 100
     characters): the connection file, root's, in that folder, the sockets in its `ipc` folder, the jail user's.
-    Without, it runs in `scratch` itself, over the loopback, on a sealed course (`seal_course`). Either way the
-    connection file reaches the kernel as a private copy (course.grading.confine). Interrupts (nbgrader's per-cell
+    Without, it runs in `scratch` itself on a sealed course (`seal_course`), with a home of its own beside it,
+    over the same sockets. Either way the connection file reaches the kernel as a private copy
+    (course.grading.confine). Interrupts (nbgrader's per-cell
     timeout) travel as messages: a signal would stop bubblewrap, and the kernel with it.
     """
     import json
@@ -403,19 +469,19 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
     kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", CONNECTION_PLACEHOLDER,
               f"--IPKernelApp.exec_lines={FORBID_FORK}"]
     give_to_jail(scratch)
+    remove_stale_socket_folders()
+    sockets = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-", dir="/tmp"))
+    sockets.chmod(0o711)
+    (sockets / "ipc").mkdir()
+    give_to_jail(sockets / "ipc")
     if namespaces:
-        remove_stale_socket_folders()
-        sockets = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-", dir="/tmp"))
-        sockets.chmod(0o711)
-        (sockets / "ipc").mkdir()
-        give_to_jail(sockets / "ipc")
         argv = jail(kernel, workdir=workdir, workdir_source=scratch, readable=[sockets], writable=[sockets / "ipc"],
                     connection="{connection_file}")
-        options = ["--KernelManager.transport=ipc", f"--KernelManager.ip={sockets}/ipc/kernel",
-                   f"--KernelManager.connection_file={sockets}/connection.json"]
     else:
-        sockets, options = None, []
-        argv = with_clean_environment(confined(kernel, chdir=scratch, connection="{connection_file}"))
+        home = private_home(scratch)
+        argv = with_clean_environment(confined(kernel, chdir=scratch, connection="{connection_file}"), home)
+    options = ["--KernelManager.transport=ipc", f"--KernelManager.ip={sockets}/ipc/kernel",
+               f"--KernelManager.connection_file={sockets}/connection.json"]
     spec = kernels_dir / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (sandboxed)",
