@@ -68,7 +68,7 @@ bench-report: $(STAMP) ## seconds to summarize a synthetic class of CLASS_SIZE a
 	$(PY) scripts/benchmark_report.py $(ASSIGNMENT) --students $(CLASS_SIZE)
 
 hostile-class: $(STAMP) sandbox-tools ## grade a class of hostile students beside honest ones on every path; print what got through (as root)
-	$(PY) scripts/hostile_class.py
+	$(PY) scripts/hostile_class.py $(HOSTILE_PATHS)
 
 bench-hardening: $(STAMP) sandbox-tools ## what running student code as the jail's user costs per graded submission (as root)
 	$(PY) scripts/benchmark_hardening.py $(ASSIGNMENT)

@@ -324,6 +324,15 @@ CASES = (
 )
 
 
+# What follows this heading in docs/bad_submissions.md is the last run of `make hostile-class`, kept by hand.
+HOSTILE_HEADING = "## The hostile class, graded on every path"
+
+
+def generated_part(doc: str) -> str:
+    """The part of docs/bad_submissions.md that `table` generates (all before HOSTILE_HEADING)."""
+    return doc.split(HOSTILE_HEADING, 1)[0]
+
+
 def table() -> str:
     """docs/bad_submissions.md: the cases and the outcomes the tests require."""
     lines = ["# Bad submissions and what grading does with them", "",
@@ -344,5 +353,6 @@ def table() -> str:
 
 if __name__ == "__main__":
     DOC.parent.mkdir(exist_ok=True)
-    DOC.write_text(table())
+    kept = DOC.read_text()[len(generated_part(DOC.read_text())):] if DOC.exists() else ""
+    DOC.write_text(table() + kept)
     print(f"wrote {DOC.relative_to(paths.ROOT)}: {len(CASES)} cases")

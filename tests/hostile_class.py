@@ -23,6 +23,11 @@ def _try(action):
         return f"{type(error).__name__}"
 def _show(*values):  # what an attacker prints, hoping it reaches their feedback
     print("LEAK", *values)
+def _find(pattern):  # where courses are kept: the course's own folder's neighbours, /tmp, homes, Gradescope's
+    found = []
+    for top in {str(ROOT.parent), "/tmp", "/home", "/root", "/autograder"}:
+        found += glob.glob(f"{top}/*/{pattern}") + glob.glob(f"{top}/*/*/{pattern}") + glob.glob(f"{top}/{pattern}")
+    return found or ["/nonexistent"]
 """
 
 
@@ -42,11 +47,11 @@ ATTACKS = (
     _reads("read_checks", "reads the hidden checks", "ROOT / 'tests/fixture/assignments/tiny/checks.py'"),
     _reads("read_reference", "reads the reference data", "ROOT / 'tests/fixture/assignments/tiny/reference.npz', 'rb'"),
     _reads("read_course_probes", "reads the course's real probes", "ROOT / 'assignments/hand_designed_attention/probes.py'"),
-    _reads("read_solution", "reads the solution in source/", "glob.glob('/**/source/tiny/tiny.ipynb', recursive=True)[0]"),
+    _reads("read_solution", "reads the solution in source/", "_find('source/tiny/tiny.ipynb')[0]"),
     _reads("read_shadow", "reads /etc/shadow", "'/etc/shadow'"),
-    _reads("read_gradebook", "reads the gradebook", "glob.glob('/**/gradebook.db', recursive=True)[0], 'rb'"),
-    _reads("read_records", "reads the records", "glob.glob('/**/build/results/tiny/*.json', recursive=True)[0]"),
-    _reads("read_classmate", "reads a classmate's notebook", "glob.glob('/**/submitted/perfect/tiny/tiny.ipynb', recursive=True)[0]"),
+    _reads("read_gradebook", "reads the gradebook", "_find('gradebook.db')[0], 'rb'"),
+    _reads("read_records", "reads the records", "_find('build/results/tiny/*.json')[0]"),
+    _reads("read_classmate", "reads a classmate's notebook", "_find('submitted/perfect/tiny/tiny.ipynb')[0]"),
     _reads("read_git", "reads the repository's history", "ROOT / '.git/config'"),
     Attack("proc_roots", "walks /proc/*/root and /proc/*/cwd for the course",
            "_show([_try(lambda p=p: os.listdir(p)) for p in glob.glob('/proc/*/root/') + glob.glob('/proc/*/cwd/')])\n"),
@@ -60,12 +65,12 @@ ATTACKS = (
            "_show(_try(lambda: open(ROOT / 'course/grading/judge.py', 'a').write('\\nFORGED = 1\\n')))\n"),
     Attack("write_checks", "rewrites the hidden checks",
            "_show(_try(lambda: open(ROOT / 'tests/fixture/assignments/tiny/checks.py', 'a').write('\\nFORGED = 1\\n')))\n"),
-    Attack("write_own_record", "writes its own record with full marks", "for p in glob.glob('/**/build/results/tiny/*.json', "
-           "recursive=True):\n    _show(_try(lambda p=p: open(p, 'w').write('{}')))\n"),
-    Attack("write_gradebook", "writes the gradebook", "for p in glob.glob('/**/gradebook.db', recursive=True):\n"
+    Attack("write_own_record", "writes its own record with full marks",
+           "for p in _find('build/results/tiny/*.json'):\n    _show(_try(lambda p=p: open(p, 'w').write('{}')))\n"),
+    Attack("write_gradebook", "writes the gradebook", "for p in _find('gradebook.db'):\n"
            "    _show(_try(lambda p=p: open(p, 'ab').write(b'x')))\n"),
-    Attack("write_classmate", "overwrites a classmate's submission", "for p in glob.glob('/**/submitted/perfect/tiny/"
-           "tiny.ipynb', recursive=True):\n    _show(_try(lambda p=p: open(p, 'w').write('{}')))\n"),
+    Attack("write_classmate", "overwrites a classmate's submission", "for p in _find('submitted/perfect/tiny/"
+           "tiny.ipynb'):\n    _show(_try(lambda p=p: open(p, 'w').write('{}')))\n"),
     Attack("write_results", "writes Gradescope's results.json", "_show(_try(lambda: open('/autograder/results/"
            "results.json', 'w').write(json.dumps({'score': 99}))))\n"),
     Attack("replace_results", "replaces Gradescope's results folder", "_show(_try(lambda: os.rename('/autograder/results', "
@@ -101,11 +106,11 @@ ATTACKS = (
     Attack("network", "reaches the network and this machine's services", "_show([_try(lambda a=a: socket.create_connection"
            "(a, timeout=1)) for a in (('127.0.0.1', 8000), ('127.0.0.1', 8786), ('1.1.1.1', 80))])\n"),
     Attack("unix_sockets", "connects to every unix socket it can find", "_show([_try(lambda p=p: socket.socket("
-           "socket.AF_UNIX).connect(p)) for p in glob.glob('/tmp/**', recursive=True) + glob.glob('/run/**', "
+           "socket.AF_UNIX).connect(p)) for p in glob.glob('/tmp/*/*') + glob.glob('/tmp/*') + glob.glob('/run/**', "
            "recursive=True) if os.path.exists(p) and not os.path.isdir(p)][:20])\n"),
     Attack("link_notebook", "replaces its notebook with a link to the solution",
-           "_try(lambda: os.remove('tiny.ipynb'))\n_show(_try(lambda: os.symlink(glob.glob('/**/source/tiny/tiny.ipynb', "
-           "recursive=True)[0], 'tiny.ipynb')))\n"),
+           "_try(lambda: os.remove('tiny.ipynb'))\n"
+           "_show(_try(lambda: os.symlink(_find('source/tiny/tiny.ipynb')[0], 'tiny.ipynb')))\n"),
     Attack("link_progress", "links the probe's files to the solution", "for name in ('progress.txt', 'probe_report.json', "
            "'outputs.npz'):\n    _try(lambda name=name: os.remove(name))\n    _try(lambda name=name: os.symlink("
            "'/etc/shadow', name))\n"),

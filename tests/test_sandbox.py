@@ -337,13 +337,5 @@ def test_a_folder_that_only_looks_like_a_stale_grading_is_left_alone_and_crashes
 ])
 def test_a_step_that_fills_its_folders_past_the_disk_limit_is_stopped(tmp_path, monkeypatch, code, limit):
     monkeypatch.setattr(limits_module, limit, 8 if limit == "DISK_MB" else 500)
-    jail = tmp_path / "sandbox"
-    probe.prepare(ASSIGNMENT, paths.release_dir(ASSIGNMENT) / f"{ASSIGNMENT}.ipynb", jail)
-    program = json.loads((jail / probe.PROGRAM).read_text())
-    program.insert(1, ["student-cell", code])
-    (jail / probe.PROGRAM).write_text(json.dumps(program))
-    sandbox.give_to_jail(jail)
-    outcome = sandbox.limited_run(probe_command(jail), log=tmp_path / "log.txt", env=grading_env(), cwd=jail,
-                                  stdin=paths.probes_file(ASSIGNMENT), timeout=60, watch=[jail])
-    sandbox.reclaim(jail)
+    outcome, _ = run_in_jail(tmp_path, code, timeout=60, watch=[tmp_path / "sandbox"])
     assert outcome.over_disk and outcome.code != 0 and outcome.seconds < 30
