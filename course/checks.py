@@ -17,13 +17,14 @@ named mistake's advice; they never show reference values.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from course import notebook_cache, paths
+from course.grading import untrusted
 from course.grading.untrusted import error_name
 from course.parts import part
 
@@ -103,10 +104,13 @@ STUB_ERROR = "NotImplementedError"
 CANDIDATES_SHOWN = 3
 
 
-def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
-    """Why `got` differs from `want`, or None when they agree."""
+def mismatch(got: np.ndarray, want: np.ndarray, atol: float, trusted: bool = False) -> str | None:
+    """Why `got` differs from `want`, or None when they agree. Text in `got` is quoted only if it is `trusted` (made
+    by the grader's own code, as derived evidence is); text of the probe run is not (untrusted.error_name)."""
     if got.dtype.kind in "US" and got.size == 1 and want.dtype.kind not in "US":  # e.g. an error a probe caught
         text = str(got.ravel()[0])
+        if trusted:
+            return f"{text!r} where numbers were expected"
         caught = ":" in text and error_name(text) != "an error"
         return f"{f'an error ({error_name(text)})' if caught else 'text'} where numbers were expected"
     if got.shape != want.shape:
@@ -118,7 +122,9 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float) -> str | None:
         if not wrong:
             return None
         item = "it" if got.ndim == 0 else f"item {wrong[0]}"
-        return f"{item} is not what was expected"  # (the text is not quoted: see untrusted.error_name)
+        if trusted:
+            return f"{item} is {str(got.ravel()[wrong[0]])!r}, which is not what was expected"
+        return f"{item} is not what was expected"
     if want.dtype == bool or got.dtype == bool:
         return None if np.array_equal(got, want) else "the flag is not what was expected"
     got, want = got.astype(float), want.astype(float)
@@ -139,8 +145,10 @@ def likely(mistake: str, mistakes: dict[str, str]) -> str:
 NOT_RECORDED = "no output was recorded"
 
 
-def problems(check: Check, outputs: dict[str, np.ndarray], reference: dict[str, np.ndarray]) -> dict[str, str | None]:
-    """What is wrong with each expected output and clue, by key (None: it holds)."""
+def problems(check: Check, outputs: dict[str, np.ndarray], reference: dict[str, np.ndarray],
+             trusted: Collection[str] = ()) -> dict[str, str | None]:
+    """What is wrong with each expected output and clue, by key (None: it holds); the text of `trusted` keys (the
+    grader's own evidence) may be quoted."""
     found = {}
     for item in check.expects + check.clues:
         wants = outputs if item.same_as else reference  # evidence a student's data gives may have no reference
@@ -148,7 +156,7 @@ def problems(check: Check, outputs: dict[str, np.ndarray], reference: dict[str, 
             found[item.key] = NOT_RECORDED
             continue
         want = wants[item.same_as or item.key]
-        found[item.key] = mismatch(np.asarray(outputs[item.key]), np.asarray(want), item.atol)
+        found[item.key] = mismatch(np.asarray(outputs[item.key]), np.asarray(want), item.atol, item.key in trusted)
     return found
 
 
@@ -196,16 +204,20 @@ def stub_error(error: str | None, outputs: dict[str, np.ndarray] | None) -> bool
 
 
 def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None,
-          reference: dict[str, np.ndarray], mistakes: dict[str, str]) -> Verdict:
+          reference: dict[str, np.ndarray], mistakes: dict[str, str], graders_error: bool = False,
+          trusted: Collection[str] = ()) -> Verdict:
     """The verdict on one check: passed only if every expectation holds; else the mistake the evidence singles out,
-    by name (a key of `mistakes`, the catalogue) with its advice, or what was observed and the candidate causes."""
+    by name (a key of `mistakes`, the catalogue) with its advice, or what was observed and the candidate causes.
+    An `error` of the probe run is named, not quoted (untrusted.error_name); one the grader's own code raised on odd
+    outputs (`graders_error`) is quoted, and so is the text of the `trusted` outputs (derived evidence)."""
     if stub_error(error, outputs):
         return Verdict(check.check_id, False, f"{check.piece} is not attempted yet. {mistakes['not-attempted']}",
                        "not-attempted")
     if error is not None or outputs is None:
-        return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: "
-                       f"{error_name(error)}", "raises-error")
-    found = problems(check, outputs, reference)
+        said = untrusted.quoted(error) if graders_error else error_name(error)
+        return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: {said}",
+                       "raises-error")
+    found = problems(check, outputs, reference, trusted)
     if not any(found[e.key] for e in check.expects):
         return Verdict(check.check_id, True, f"{check.piece}: all hidden tests passed.")
     diagnosis = diagnose(check, found)
@@ -309,9 +321,11 @@ def reference_evidence(assignment: str, check_id: str) -> dict[str, np.ndarray]:
 
 def verdict(assignment: str, check_id: str, outputs: dict[str, np.ndarray] | None, error: str | None = None) -> Verdict:
     """Judge one probe's outputs, and the evidence derived from them, against the assignment's reference."""
+    graders_error, measured = False, set(outputs or {})
     try:
         outputs = with_evidence(assignment, check_id, outputs)
     except Exception as failure:  # the grader's own fault on odd data: a verdict that says so, never a crash
         outputs, error = None, f"the grader could not read its outputs ({type(failure).__name__}: {failure})"
+        graders_error = True
     return judge(checks_for(assignment)[check_id], outputs, error, reference_evidence(assignment, check_id),
-                 mistakes_for(assignment))
+                 mistakes_for(assignment), graders_error, trusted=set(outputs or {}) - measured)
