@@ -11,7 +11,8 @@ collects from the Formgrader tab, grades with the course's batch (the grades kee
 lateness) and returns the feedback; each student fetches theirs in the Assignments tab and reads their own points in
 the browser.
 Then the isolation a class needs, tried by bob's account in a shell of his own (`runuser`): each attempt must fail.
-Last, a real assignment's release opens in JupyterLab and its first visible test shows the stub's NotImplementedError.
+Then a real assignment's release opens in JupyterLab and its first visible test shows the stub's NotImplementedError;
+last, make hub-clean removes the accounts and leaves nothing of theirs to a uid a later account could get.
 Each step in the browser saves a screenshot in build/screenshots/hub/ (numbered in step order) and asserts on what
 the page shows. The tests of this module run in order, on one hub; each is one user's session in a browser of its
 own (a JupyterLab page costs seconds of CPU to load, so a user's consecutive steps share one).
@@ -434,3 +435,17 @@ def test_a_real_assignment_opens_in_jupyterlab_and_its_first_visible_test_shows_
         page.wait(lambda d: "NotImplementedError" in page.cells()[first_visible].text, 300)
         assert "Write your solution here" in page.cells()[first_visible].text
         page.shot("real-assignment-first-visible-test")
+
+
+def test_hub_clean_removes_the_accounts_and_leaves_no_file_of_theirs_to_a_bare_uid(hub):
+    """After make hub-clean, an account made later with a removed account's uid owns nothing in the exchange."""
+    import pwd
+
+    uids = {pwd.getpwnam(name).pw_uid for name in (ALICE, BOB)}
+    exchange = hub.root / "build" / "exchange"
+    assert any(p.lstat().st_uid in uids for p in exchange.rglob("*")), "the students made files there"
+    result = subprocess.run([sys.executable, "-m", "course.hub.clean"], cwd=paths.ROOT, env=hub.env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert [name for name in (ALICE, BOB) if name in {p.pw_name for p in pwd.getpwall()}] == []
+    assert [p for p in exchange.rglob("*") if p.lstat().st_uid in uids] == []

@@ -1,6 +1,7 @@
 """Undo `make hub`: stop the hub if it runs, remove the course's accounts (their homes and processes) and the hub's
 state and configuration. Kept: submitted/, the gradebook and its backups, and nbgrader's exchange (submissions not
-yet collected, feedback not yet fetched).
+yet collected, feedback not yet fetched), where what the removed accounts owned is given to root: a uid is never
+handed to a new account while files of its last owner remain its.
 
     python -m course.hub.clean      (make hub-clean, as root)
 """
@@ -8,10 +9,12 @@ yet collected, feedback not yet fetched).
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import sys
 import time
+from pathlib import Path
 
 from course import paths
 from course.hub import accounts
@@ -38,13 +41,35 @@ def stop_running_hub() -> None:
     os.killpg(pid, signal.SIGKILL)
 
 
+def reclaim_files(folder: Path, uids: set[int]) -> int:
+    """Give root what the removed accounts `uids` still own in `folder` (walked by descriptor, no link followed), so
+    that an account made later with one of their uids finds nothing of theirs; the number of entries reclaimed."""
+    reclaimed = 0
+    if not folder.is_dir():
+        return 0
+    for _, dirs, files, top in os.fwalk(folder, follow_symlinks=False):
+        for name in dirs + files:
+            try:
+                if os.stat(name, dir_fd=top, follow_symlinks=False).st_uid in uids:
+                    os.chown(name, 0, 0, dir_fd=top, follow_symlinks=False)
+                    reclaimed += 1
+            except OSError:
+                pass
+    return reclaimed
+
+
 def main() -> None:
     if os.geteuid() != 0:
         sys.exit("make hub-clean removes Unix accounts: run it as root")
     stop_running_hub()
+    removed = set()
     for name in accounts.course_accounts():
+        removed.add(pwd.getpwnam(name).pw_uid)
         accounts.remove_account(name)
         print(f"removed the account {name} and its home")
+    if reclaimed := reclaim_files(paths.EXCHANGE, removed):
+        print(f"gave root {reclaimed} entries of the removed accounts in the exchange (their submissions not yet "
+              "collected are refused by collect from now on: no account made them)")
     accounts.remove_group()
     if HUB.exists():
         shutil.rmtree(HUB)
