@@ -24,8 +24,7 @@ from functools import cache
 import numpy as np
 
 from course import notebook_cache, paths
-from course.grading import untrusted
-from course.grading.untrusted import error_name
+from course.grading.untrusted import error_name, quoted
 from course.parts import part
 
 
@@ -111,8 +110,8 @@ def mismatch(got: np.ndarray, want: np.ndarray, atol: float, trusted: bool = Fal
         text = str(got.ravel()[0])
         if trusted:
             return f"{text!r} where numbers were expected"
-        caught = ":" in text and error_name(text) != "an error"
-        return f"{f'an error ({error_name(text)})' if caught else 'text'} where numbers were expected"
+        name = error_name(text)
+        return f"{f'an error ({name})' if ':' in text and name != 'an error' else 'text'} where numbers were expected"
     if got.shape != want.shape:
         return f"shape {got.shape} where {want.shape} was expected"
     if want.dtype.kind in "US" or got.dtype.kind in "US":
@@ -214,7 +213,7 @@ def judge(check: Check, outputs: dict[str, np.ndarray] | None, error: str | None
         return Verdict(check.check_id, False, f"{check.piece} is not attempted yet. {mistakes['not-attempted']}",
                        "not-attempted")
     if error is not None or outputs is None:
-        said = untrusted.quoted(error) if graders_error else error_name(error)
+        said = quoted(error) if graders_error else error_name(error)
         return Verdict(check.check_id, False, f"{check.piece} raised an error on the grader's inputs: {said}",
                        "raises-error")
     found = problems(check, outputs, reference, trusted)

@@ -72,8 +72,6 @@ def syscall_filter():
 
 def compiled_filter() -> bytes:
     """`syscall_filter()` as the BPF program the kernel loads (for this machine's architecture)."""
-    import tempfile
-
     with tempfile.TemporaryFile() as program:
         syscall_filter().export_bpf(program)
         program.seek(0)

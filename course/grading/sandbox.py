@@ -28,13 +28,14 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
 from course import paths
-from course.permissions import make_passable, make_readable, share_only
+from course.permissions import give_to_root, make_passable, make_readable, share_only
 from course.grading import limits
-from course.grading.confine import compiled_filter
+from course.grading.confine import CONNECTION_PLACEHOLDER, compiled_filter
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONFINE = Path(__file__).with_name("confine.py")
@@ -328,27 +329,22 @@ def give_to_jail(folder: Path) -> None:
 
 
 def reclaim(folder: Path) -> None:
-    """Once no process of the jail's user is left: `folder`, where student code wrote, back to root, readable by root
-    alone at its top (so that a later jail user, given the same number, finds nothing of this one's). Links are not
-    followed; a part that cannot be reclaimed is removed."""
+    """Once no process of the jail's user is left: `folder`, where student code wrote, back to root (give_to_root: by
+    descriptor, no link followed), readable by root alone at its top (so that a later jail user, given the same
+    number, finds nothing of this one's)."""
     if os.geteuid() != 0 or not folder.is_dir() or folder.is_symlink():
         return
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            try:
-                os.lchown(os.path.join(root, name), 0, 0)
-            except OSError:
-                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    give_to_root(folder)
     os.lchown(folder, 0, 0)
     folder.chmod(0o700)
 
 
-def jail_processes(uid: int = JAIL_UID) -> list[int]:
-    """The pids of the processes running as `uid`."""
+def jail_processes(uids: Container[int] = (JAIL_UID,)) -> list[int]:
+    """The pids of the processes running as one of `uids` (this grading's jail user by default)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and entry.stat().st_uid == uid:
+            if entry.name.isdigit() and entry.stat().st_uid in uids:
                 found.append(int(entry.name))
         except OSError:
             pass
@@ -391,8 +387,8 @@ def open_machinery() -> None:
 def seal_course(root: Path = paths.ROOT, course: Path = paths.COURSE, build: Path = paths.BUILD) -> None:
     """Where student code runs without bubblewrap's namespaces, the jail's user must find nothing of the course but
     the machinery it runs (course/, the Python install) and the build area's jail folders: everything else of the
-    repository `root`, the course directory `course` and the build area `build` is made private to its owner (course.permissions), and the
-    folders above those three passable. The assignments' hidden parts, source/, the gradebook, the records and the
+    repository `root`, the course directory `course` and the build area `build` is made private to its owner
+    (course.permissions), and the folders above those three passable. The assignments' hidden parts, source/, the gradebook, the records and the
     other students' files are then closed to it, as they are absent inside bubblewrap."""
     needed = [root / "course", Path(sys.prefix), build / JAIL_FOLDER]
     needed[-1].mkdir(parents=True, exist_ok=True)
@@ -458,13 +454,11 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
     characters): the connection file, root's, in that folder, the sockets in its `ipc` folder, the jail user's.
     Without, it runs in `scratch` itself on a sealed course (`seal_course`), with a home of its own beside it,
     over the same sockets. Either way the connection file reaches the kernel as a private copy
-    (course.grading.confine). Interrupts (nbgrader's per-cell
-    timeout) travel as messages: a signal would stop bubblewrap, and the kernel with it.
+    (course.grading.confine). Interrupts (nbgrader's per-cell timeout) travel as messages: a signal would stop
+    bubblewrap, and the kernel with it.
     """
     import json
     import tempfile
-
-    from course.grading.confine import CONNECTION_PLACEHOLDER
 
     kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", CONNECTION_PLACEHOLDER,
               f"--IPKernelApp.exec_lines={FORBID_FORK}"]

@@ -14,11 +14,11 @@ import shutil
 import signal
 import sys
 import time
-from pathlib import Path
 
 from course import paths
 from course.hub import accounts
 from course.hub.serve import HUB, STATE
+from course.permissions import give_to_root
 
 
 def stop_running_hub() -> None:
@@ -41,23 +41,6 @@ def stop_running_hub() -> None:
     os.killpg(pid, signal.SIGKILL)
 
 
-def reclaim_files(folder: Path, uids: set[int]) -> int:
-    """Give root what the removed accounts `uids` still own in `folder` (walked by descriptor, no link followed), so
-    that an account made later with one of their uids finds nothing of theirs; the number of entries reclaimed."""
-    reclaimed = 0
-    if not folder.is_dir():
-        return 0
-    for _, dirs, files, top in os.fwalk(folder, follow_symlinks=False):
-        for name in dirs + files:
-            try:
-                if os.stat(name, dir_fd=top, follow_symlinks=False).st_uid in uids:
-                    os.chown(name, 0, 0, dir_fd=top, follow_symlinks=False)
-                    reclaimed += 1
-            except OSError:
-                pass
-    return reclaimed
-
-
 def main() -> None:
     if os.geteuid() != 0:
         sys.exit("make hub-clean removes Unix accounts: run it as root")
@@ -67,7 +50,8 @@ def main() -> None:
         removed.add(pwd.getpwnam(name).pw_uid)
         accounts.remove_account(name)
         print(f"removed the account {name} and its home")
-    if reclaimed := reclaim_files(paths.EXCHANGE, removed):
+    # an account made later with one of their uids must find nothing of theirs
+    if reclaimed := give_to_root(paths.EXCHANGE, removed):
         print(f"gave root {reclaimed} entries of the removed accounts in the exchange (their submissions not yet "
               "collected are refused by collect from now on: no account made them)")
     accounts.remove_group()

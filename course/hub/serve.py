@@ -103,8 +103,8 @@ def open_exchange() -> None:
     paths.EXCHANGE.chmod(0o1777)
     if problem := exchange.course_folder_problem():
         sys.exit(problem)
-    (paths.EXCHANGE / paths.COURSE_ID).mkdir(mode=0o755, exist_ok=True)
-    (paths.EXCHANGE / paths.COURSE_ID).chmod(0o755)
+    (paths.EXCHANGE / paths.COURSE_ID).mkdir(exist_ok=True)
+    (paths.EXCHANGE / paths.COURSE_ID).chmod(0o755)  # (the course's commands make folders under umask 077)
 
 
 def unreachable(account: str) -> str | None:
