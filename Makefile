@@ -24,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades hub-tools hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-report bench-hardening hostile-class bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools course-owner hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-report bench-hardening hostile-class bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -101,6 +101,10 @@ grades: $(STAMP) ## final grades: the judge's points + hand grades -> grades/fin
 HUB_PROXY := $(COURSE_BUILD_DIR)/hub/node/node_modules/.bin/configurable-http-proxy
 hub-tools: ## install configurable-http-proxy (JupyterHub's proxy, pinned) into the build area with npm, if missing
 	@test -x $(HUB_PROXY) || npm install --silent --no-audit --no-fund --prefix $(COURSE_BUILD_DIR)/hub/node configurable-http-proxy@5.3.0
+
+course-owner: $(STAMP) ## (as root) create the account OWNER if missing and give it the course directory: the instructor's JupyterLab on the hub runs as it
+	@test -n "$(OWNER)" || { echo "say which account: make course-owner OWNER=teacher"; exit 2; }
+	$(PY) -m course.hub.owner $(OWNER)
 
 hub: $(STAMP) sandbox-tools hub-tools ## serve the course on a JupyterHub (roster.csv's students as Unix accounts; Ctrl-C stops it)
 	$(PY) -m course.hub.serve

@@ -50,7 +50,7 @@ c.Exchange.root = str(paths.EXCHANGE)
 paths.EXCHANGE.mkdir(parents=True, exist_ok=True)
 c.ExchangeFactory.release_assignment = "course.hub.exchange.GroupInboundRelease"
 c.ExchangeFactory.collect = "course.hub.exchange.OwnerCheckedCollect"
-c.ExchangeFactory.release_feedback = "course.hub.exchange.PrivateFeedbackRelease"
+c.ExchangeFactory.release_feedback = "course.hub.exchange.SkippingFeedbackRelease"
 # What students run: Validate fails on a stub, an error or a failed visible test; Submit keeps a submission private.
 from course import student_nbgrader  # noqa: E402
 student_nbgrader.configure(c)

@@ -35,22 +35,28 @@ def make_passable(path: Path) -> None:
             folder.chmod(mode | 0o011)
 
 
-def give_to_root(folder: Path, owners: Container[int] | None = None) -> int:
-    """Give root everything below `folder` (only what `owners` own, if given), walked by descriptor without following
-    a link, so that what an untrusted account made there, or swaps meanwhile, cannot lead it elsewhere; an entry gone
-    meanwhile is passed over. The number of entries given."""
+def give(folder: Path, uid: int, gid: int, owners: Container[int] | None = None, skip: Container[Path] = ()) -> int:
+    """Give `uid`:`gid` everything below `folder` (only what `owners` own, if given; not the folders `skip` nor what
+    is in them), walked by descriptor without following a link, so that what an untrusted account made there, or
+    swaps meanwhile, cannot lead it elsewhere; an entry gone meanwhile is passed over. The number of entries given."""
     given = 0
     if not folder.is_dir():
         return given
-    for _, dirs, files, top in os.fwalk(folder, follow_symlinks=False):
+    for top_path, dirs, files, top in os.fwalk(folder, follow_symlinks=False):
+        dirs[:] = [name for name in dirs if Path(top_path, name) not in skip]
         for name in dirs + files:
             try:
                 if owners is None or os.stat(name, dir_fd=top, follow_symlinks=False).st_uid in owners:
-                    os.chown(name, 0, 0, dir_fd=top, follow_symlinks=False)
+                    os.chown(name, uid, gid, dir_fd=top, follow_symlinks=False)
                     given += 1
             except OSError:
                 pass
     return given
+
+
+def give_to_root(folder: Path, owners: Container[int] | None = None) -> int:
+    """`give` root everything below `folder` (only what `owners` own, if given)."""
+    return give(folder, 0, 0, owners)
 
 
 def make_readable(folder: Path) -> None:

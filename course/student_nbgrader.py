@@ -12,7 +12,7 @@ its cell and message. What a cell writes to stderr (progress bars, warnings) wou
 replace), and only there. No hidden check runs: there is none in the notebook.
 
 Submit: nbgrader makes a submission's folder writable by every account and its files readable by every account,
-hidden only by a random name. PrivateSubmit leaves it to the student and the instructor's group, which the
+hidden only by a random name. PrivateSubmit lets into it only the student and the instructor's group, which the
 exchange's inbound folder passes on to it (course.hub.exchange.GroupInboundRelease).
 """
 
@@ -46,5 +46,8 @@ def configure(c) -> None:
 class PrivateSubmit(ExchangeSubmit):
     def copy_files(self):
         super().copy_files()
-        # folders: the student and the instructor's group, which may also remove them; files: read by the group
-        self.set_perms(os.path.join(self.inbound_path, self.assignment_filename), fileperms=0o640, dirperms=0o2770)
+        # The submission's folder has the instructor's group (inbound's setgid passed it on) and lets in the student
+        # and that group only (0770), which may also remove it. Its files may be read by any account that gets in:
+        # nbgrader writes its timestamp and secret after copying the folder's mode over, so they have the student's
+        # own group.
+        self.set_perms(os.path.join(self.inbound_path, self.assignment_filename), fileperms=0o644, dirperms=0o770)

@@ -12,16 +12,21 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import requests
+import websocket
 
 from course import paths
+from course.permissions import make_passable, make_readable
 from helpers import FIXTURE_ASSIGNMENTS, course_env, released_course, run
 
 SUCCEEDED = re.compile(r" [123]0\d (GET|HEAD|POST|PUT|PATCH|DELETE) ")  # a request's line in the hub's log
+FILE_MB = 64  # the largest file a student's server may write, in the tests' hub
 PROXY = paths.ROOT / "build" / "hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 
 
@@ -90,24 +95,71 @@ class Hub:
         return "\n".join(told[-lines:])
 
     def instructor(self, *args: str) -> str:
-        """A course command of the instructor (the course directory's owner)."""
+        """A course command the instructor runs as root (as docs/hub_instructor.md says)."""
         return run([sys.executable, "-m", *args], self.env)
+
+    def start_server(self, user: str) -> None:
+        """Start `user`'s server if it is not running, and wait until it is ready."""
+        if not self.request("GET", f"/hub/api/users/{user}").json()["servers"]:
+            self.request("POST", f"/hub/api/users/{user}/server")
+        deadline = time.monotonic() + 120
+        while not self.request("GET", f"/hub/api/users/{user}").json()["servers"].get("", {}).get("ready"):
+            assert time.monotonic() < deadline, f"{user}'s server did not start:\n{self.log_tail()}"
+            time.sleep(0.5)
+
+    def stop_server(self, user: str) -> None:
+        """Stop `user`'s server (as the hub's admin page does), once it is stopped."""
+        self.request("DELETE", f"/hub/api/users/{user}/server")
+        deadline = time.monotonic() + 60
+        while self.request("GET", f"/hub/api/users/{user}").json()["servers"]:
+            assert time.monotonic() < deadline, f"{user}'s server did not stop:\n{self.log_tail()}"
+            time.sleep(0.5)
+
+    def run_code(self, user: str, code: str) -> str:
+        """What `code` prints, run in a new kernel of `user`'s server (started if need be), as a cell of theirs."""
+        self.start_server(user)
+        kernel = self.request("POST", f"/user/{user}/api/kernels", json={"name": "python3"}).json()["id"]
+        socket = websocket.create_connection(f"{self.url.replace('http', 'ws')}/user/{user}/api/kernels/{kernel}/channels",
+                                             header=[f"Authorization: token {self.token}"], timeout=120)
+        try:
+            request = {"msg_id": uuid.uuid4().hex, "msg_type": "execute_request", "username": user,
+                       "session": uuid.uuid4().hex, "version": "5.3", "date": ""}
+            socket.send(json.dumps({"header": request, "parent_header": {}, "metadata": {}, "channel": "shell",
+                                    "content": {"code": code, "silent": False, "store_history": False,
+                                                "user_expressions": {}, "allow_stdin": False, "stop_on_error": True},
+                                    "buffers": []}))
+            printed = []
+            while True:
+                message = json.loads(socket.recv())
+                if message.get("parent_header", {}).get("msg_id") != request["msg_id"]:
+                    continue
+                if message["msg_type"] == "stream":
+                    printed.append(message["content"]["text"])
+                elif message["msg_type"] == "error":
+                    printed.append("\n".join(message["content"]["traceback"]))
+                elif message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+                    return "".join(printed)
+        finally:
+            socket.close()
+            self.request("DELETE", f"/user/{user}/api/kernels/{kernel}")
 
 
 @contextlib.contextmanager
 def course_hub(prefix: str) -> Iterator[Hub]:
-    """A hub serving a scratch course of the fixture assignment, with the sample roster's students as new accounts
-    named `prefix` + id (any of that name an interrupted run left are removed first); everything it made is removed
-    afterwards."""
+    """A hub serving a scratch course of the fixture assignment, owned by the account `prefix`teacher (make
+    course-owner), with the sample roster's students as new accounts named `prefix` + id (any of that name an
+    interrupted run left are removed first); everything it made is removed afterwards."""
     top = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
     top.chmod(0o711)  # the students' servers pass through it to the venv and the exchange
     root = top / "course"
     shutil.copytree(FIXTURE_ASSIGNMENTS, root / "assignments")
     token = secrets.token_hex(16)
     env = {**course_env(root, root / "assignments"), "COURSE_HUB_PREFIX": prefix, "COURSE_HUB_PROXY": str(PROXY),
-           "COURSE_HUB_SERVICE_TOKEN": token}
+           "COURSE_HUB_SERVICE_TOKEN": token, "COURSE_HUB_FILE_MB": str(FILE_MB)}
     clean(env)  # accounts an interrupted run left (with what they fetched) would not start as a class starts
     released_course(root, env)
+    readable_code()
+    run([sys.executable, "-m", "course.hub.owner", owner_name(env)], env)
     port = free_ports()
     server = subprocess.Popen([sys.executable, "-m", "course.hub.serve", "--port", str(port)], cwd=paths.ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -125,9 +177,22 @@ def course_hub(prefix: str) -> Iterator[Hub]:
         shutil.rmtree(top, ignore_errors=True)
 
 
+def owner_name(env: dict) -> str:
+    return f"{env['COURSE_HUB_PREFIX']}teacher"
+
+
+def readable_code() -> None:
+    """The course's code readable by every account, as a clone made under the usual umask (022) has it: the course's
+    owner runs it (this checkout may have been made private)."""
+    make_passable(paths.ROOT / "course")
+    make_readable(paths.ROOT / "course")
+    (paths.ROOT / "nbgrader_config.py").chmod(0o644)
+
+
 def clean(env: dict) -> None:
-    """`make hub-clean` for the test's hub: its accounts, their homes and processes removed."""
+    """`make hub-clean` for the test's hub: its accounts, their homes and processes removed; and its owner."""
     run([sys.executable, "-m", "course.hub.clean"], env)
+    subprocess.run(["userdel", "--remove", owner_name(env)], capture_output=True)
 
 
 def as_account(account: str, *command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -135,4 +200,4 @@ def as_account(account: str, *command: str, env: dict[str, str] | None = None) -
     could run it in a terminal of their server."""
     own = {"HOME": f"/home/{account}", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **(env or {})}
     return subprocess.run(["runuser", "-u", account, "--", "env", "-i", *(f"{k}={v}" for k, v in own.items()), *command],
-                          capture_output=True, text=True, cwd="/")
+                          capture_output=True, text=True, cwd="/", umask=0o022)  # a login shell's

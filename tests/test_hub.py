@@ -2,15 +2,17 @@
 browser (headless Chromium driven by selenium), as a class uses it.
 
 A scratch course of the fixture assignment (with its own copy of the assignments folder, which students must not
-read), served by `python -m course.hub.serve` (what `make hub` runs) with the sample roster's students under a test
-prefix. The instructor logs in and releases the fixture assignment from the Formgrader tab. alice logs in, fetches it
+read), owned by an account that is not root (`make course-owner`), served by `python -m course.hub.serve` (what `make
+hub` runs) with the sample roster's students under a test prefix. The instructor logs in and releases the fixture assignment from the Formgrader tab. alice logs in, fetches it
 from the Assignments tab, opens it in JupyterLab, pastes her answers into its cells through the editor, saves, runs
 every cell (the visible tests pass), validates with the Validate button and submits; the due date passes; bob logs
 in, fetches it, validates the blank release (Validate fails and says why) and submits it, late. The instructor
 collects from the Formgrader tab, grades with the course's batch (the grades keep nbgrader's timestamps and show bob's
 lateness) and returns the feedback; each student fetches theirs in the Assignments tab and reads their own points in
 the browser.
-Then the isolation a class needs, tried by bob's account in a shell of his own (`runuser`): each attempt must fail.
+Then the isolation a class needs, tried by bob's account in a shell of his own (`runuser`): each attempt must fail;
+and, in cells run in the servers' kernels: the instructor's server has no privilege, a student sees only her own
+processes, writes no file over the limit, has a /tmp of her own, and nothing she started outlives her server.
 Then a real assignment's release opens in JupyterLab and its first visible test shows the stub's NotImplementedError;
 last, make hub-clean removes the accounts and leaves nothing of theirs to a uid a later account could get.
 Each step in the browser saves a screenshot in build/screenshots/hub/ (numbered in step order) and asserts on what
@@ -23,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime
+import pwd
 import re
 import shutil
 import subprocess
@@ -44,8 +47,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from course import paths
 from course.permissions import make_passable
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, chromium, needs_browser, paths_of
-from hub_course import NEEDS_HUB, Hub, as_account, course_hub
+from helpers import ASSIGNMENT, chromium, course_env, needs_browser, paths_of
+from hub_course import FILE_MB, NEEDS_HUB, PROXY, Hub, as_account, course_hub, owner_name
 
 PREFIX = "crstest-"  # never a real course's accounts
 ALICE, BOB = f"{PREFIX}alice", f"{PREFIX}bob"
@@ -264,7 +267,7 @@ def test_the_instructor_collects_from_the_formgrader_tab_grades_and_returns_feed
         page.driver.switch_to.default_content()
         page.shot("instructor-collected")
     for student in (ALICE, BOB):
-        assert (hub.root / "submitted" / student / ASSIGNMENT / "timestamp.txt").exists(), "nbgrader's timestamp kept"
+        assert (hub.root / "submitted" / student / ASSIGNMENT / "timestamp.txt").exists(), hub.log_tail(60)
     hub.instructor("course.grading.batch", ASSIGNMENT)
     with (hub.root / "grades" / ASSIGNMENT / "grades.csv").open() as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
@@ -389,6 +392,18 @@ def test_a_folder_not_named_as_a_submission_is_skipped_and_said_whose_and_the_cl
     assert (hub.root / "submitted" / ALICE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes() == before
 
 
+def test_a_submission_its_student_made_unreadable_is_refused_and_said_whose_and_the_class_still_collected(hub):
+    before = {s: (hub.root / "submitted" / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes() for s in (ALICE, BOB)}
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = inbound(hub) / f"{BOB}+{ASSIGNMENT}+{stamp}+closed"
+    assert as_account(BOB, "mkdir", "-m", "700", str(folder)).returncode == 0
+    result = exchange_command(hub, "collect")
+    assert result.returncode == 0, result.stderr
+    assert f"Refused {folder.name}, made by {BOB}: its owner made it unreadable" in result.stderr, result.stderr
+    assert {s: (hub.root / "submitted" / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes()
+            for s in (ALICE, BOB)} == before, "bob's earlier submission stays collected"
+
+
 def test_a_student_cannot_rename_a_classmates_submission_away(hub):
     [alices] = [p for p in inbound(hub).iterdir() if p.owner() == ALICE]
     assert inbound(hub).stat().st_mode & 0o1000, "the inbound folder has the sticky bit"
@@ -416,6 +431,51 @@ def test_a_course_folder_a_student_made_first_is_refused_and_said_whose(hub, tmp
     assert f"of {BOB}, not the course's" in result.stderr and "run make hub again" in result.stderr, result.stderr
 
 
+def test_make_hub_refuses_a_course_that_root_owns_and_says_what_to_do(tmp_path):
+    root = tmp_path / "course"
+    env = {**course_env(root, root / "assignments"), "COURSE_HUB_PREFIX": "crsnever-", "COURSE_HUB_PROXY": str(PROXY)}
+    result = subprocess.run([sys.executable, "-m", "course.hub.serve", "--port", "1"], cwd=paths.ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0 and "is root's" in result.stderr, result.stdout + result.stderr
+    assert "make course-owner OWNER=" in result.stderr
+    assert not (root / "build" / "hub").exists(), "refused before anything was made"
+
+
+def test_the_instructors_server_runs_as_the_course_owner_without_privilege(hub):
+    shown = hub.run_code("instructor", "import os\nprint(os.getuid(), os.geteuid())\n"
+                                       "print(*[l for l in open('/proc/self/status') if l.startswith('CapEff')])")
+    uid, euid, capabilities = shown.split()[0], shown.split()[1], shown.split()[-1]
+    assert int(uid) == int(euid) == pwd.getpwnam(owner_name(hub.env)).pw_uid != 0, shown
+    assert int(capabilities, 16) == 0, shown
+
+
+PROCESSES_SEEN = ("import os\nseen = [p for p in os.listdir('/proc') if p.isdigit()]\n"
+                  "print(sorted({os.stat(f'/proc/{p}').st_uid for p in seen}), len(seen))")
+
+
+def test_a_student_sees_only_her_own_processes(hub):
+    hub.start_server(BOB)
+    assert subprocess.run(["pgrep", "-u", BOB], capture_output=True).returncode == 0, "bob's server runs"
+    uids, count = hub.run_code(ALICE, PROCESSES_SEEN).rsplit(maxsplit=1)
+    assert uids == f"[{pwd.getpwnam(ALICE).pw_uid}]" and int(count) < 20, (uids, count)
+
+
+def test_a_students_server_writes_no_file_over_its_limit_and_its_tmp_is_her_own(hub):
+    shown = hub.run_code(ALICE, f"""
+import errno
+open('/tmp/alice-was-here', 'w').write('mine')
+try:
+    with open('/tmp/too-big', 'wb') as f:
+        f.write(bytes({FILE_MB + 1} * 2**20))
+    print('written')
+except OSError as e:
+    print('refused', errno.errorcode[e.errno])
+""")
+    assert shown.strip() == "refused EFBIG", shown
+    assert (Path(f"/home/{ALICE}/.tmp/alice-was-here")).read_text() == "mine"
+    assert not Path("/tmp/alice-was-here").exists(), "the machine's /tmp is not hers"
+
+
 # ------------------------------------------------------------------ a real assignment
 
 
@@ -437,10 +497,18 @@ def test_a_real_assignment_opens_in_jupyterlab_and_its_first_visible_test_shows_
         page.shot("real-assignment-first-visible-test")
 
 
+def test_stopping_a_students_server_ends_every_process_she_started_there(hub):
+    hub.run_code(ALICE, "import subprocess\nsubprocess.Popen(['sleep', '600'], start_new_session=True)")
+    assert subprocess.run(["pgrep", "-u", ALICE, "-x", "sleep"], capture_output=True).returncode == 0
+    hub.stop_server(ALICE)
+    deadline = time.monotonic() + 30
+    while (left := subprocess.run(["pgrep", "-a", "-u", ALICE], capture_output=True, text=True).stdout):
+        assert time.monotonic() < deadline, f"left running: {left}"
+        time.sleep(0.5)
+
+
 def test_hub_clean_removes_the_accounts_and_leaves_no_file_of_theirs_to_a_bare_uid(hub):
     """After make hub-clean, an account made later with a removed account's uid owns nothing in the exchange."""
-    import pwd
-
     uids = {pwd.getpwnam(name).pw_uid for name in (ALICE, BOB)}
     exchange = hub.root / "build" / "exchange"
     assert any(p.lstat().st_uid in uids for p in exchange.rglob("*")), "the students made files there"

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import pwd
+import resource
+import shutil
 from pathlib import Path
 
 from jupyterhub.auth import Authenticator
 from jupyterhub.spawner import LocalProcessSpawner, set_user_setuid
-from traitlets import Dict, Unicode
+from traitlets import Dict, Integer, List, Unicode
 
 
 class CoursePasswords(Authenticator):
@@ -26,10 +29,24 @@ class CoursePasswords(Authenticator):
         return None
 
 
+def own_namespaces(tmp: Path, shared: list[str]) -> list[str]:
+    """The command prefix that puts a student's server, and all it starts, in namespaces of its own (bubblewrap, run
+    as the student: an unprivileged user namespace): its own pid namespace with its own /proc (the student sees no
+    other account's processes, and nothing the server starts outlives it), its own System V IPC, its own /dev
+    (a private /dev/shm) and `tmp` (a folder of the student's home) as /tmp. The rest of the machine is seen as
+    the account sees it outside, the network too (the proxy reaches the server on the loopback), and the `shared`
+    paths (the venv, the exchange, the students' configuration) where they are, even under /tmp."""
+    under_tmp = [path for path in shared if Path(path).is_relative_to("/tmp")]
+    return [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
+            "--bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp",
+            *[arg for path in under_tmp for arg in ("--bind", path, path)], "--"]
+
+
 class CourseSpawner(LocalProcessSpawner):
-    """Students' servers run as their own Unix accounts. The instructor's runs as the account that owns the course
-    directory (nbgrader's course directory is its instructor's own), in the repository, so that formgrader and
-    nbgrader's commands read the course's nbgrader_config.py."""
+    """Students' servers run as their own Unix accounts, each in namespaces of its own (`own_namespaces`), with a
+    limit on the size of a file and on the account's processes. The instructor's runs as the account that owns the
+    course directory (nbgrader's course directory is its instructor's own; never root: course.hub.serve refuses it),
+    in the repository, so that formgrader and nbgrader's commands read the course's nbgrader_config.py."""
 
     instructor = Unicode(config=True, help="the instructor's hub user")
     owner = Unicode(config=True, help="the Unix account that owns the course directory")
@@ -37,6 +54,13 @@ class CourseSpawner(LocalProcessSpawner):
     repository = Unicode(config=True, help="where nbgrader_config.py is")
     instructor_environment = Dict(config=True, help="environment of the instructor's server")
     student_environment = Dict(config=True, help="environment of a student's server")
+    shared_paths = List(Unicode(), config=True, help="what every student's server reaches: the venv, the exchange, "
+                                                     "their configuration")
+    server_command = List(Unicode(), config=True, help="the server (jupyterhub-singleuser), which start() puts in "
+                                                       "Spawner.cmd (a student's in own_namespaces)")
+    student_file_mb = Integer(config=True, help="the largest file a student's server may write (RLIMIT_FSIZE)")
+    student_processes = Integer(config=True, help="the most processes and threads of a student's account "
+                                                  "(RLIMIT_NPROC)")
 
     @property
     def is_instructor(self) -> bool:
@@ -46,10 +70,35 @@ class CourseSpawner(LocalProcessSpawner):
     def account(self) -> str:
         return self.owner if self.is_instructor else self.user.name
 
+    @property
+    def private_tmp(self) -> Path:
+        """The student's /tmp, in their home."""
+        return Path(pwd.getpwnam(self.user.name).pw_dir) / ".tmp"
+
     def make_preexec_fn(self, name):
         if self.is_instructor:
             return set_user_setuid(self.owner, chdir=False)  # and Popen's cwd is the repository
-        return set_user_setuid(name)
+        become_student = set_user_setuid(name)
+        file_bytes, processes, tmp = self.student_file_mb * 2**20, self.student_processes, self.private_tmp
+
+        def preexec():
+            become_student()
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+            os.makedirs(tmp, mode=0o700, exist_ok=True)  # as the student: a link they made leads where they may go
+
+        return preexec
+
+    async def _signal(self, sig):
+        """A student's server: the signal goes to its whole process group, the namespace's init included, whose end
+        ends every process in the namespace (bubblewrap alone would end and leave them)."""
+        if self.is_instructor:
+            return await super()._signal(sig)
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            return False
+        return True
 
     def user_env(self, env):
         account = pwd.getpwnam(self.account)
@@ -71,4 +120,6 @@ class CourseSpawner(LocalProcessSpawner):
     async def start(self):
         if self.is_instructor:
             self.popen_kwargs = {**self.popen_kwargs, "cwd": self.repository}
+        self.cmd = self.server_command if self.is_instructor else [*own_namespaces(self.private_tmp, self.shared_paths),
+                                                                      *self.server_command]
         return await super().start()

@@ -8,14 +8,14 @@ Each is nbgrader's own command on the course directory, with the course's three 
 (nbgrader_config.py names them, so formgrader's buttons do the same): a release gives the inbound folder the
 instructor's group, which students' submissions then carry (their servers keep them from other students:
 course.student_nbgrader); collect refuses a submission made by another account than the student it names;
-released feedback belongs to its student alone.
+released feedback belongs to its student alone (where root runs make return-feedback). Run as root on a course another
+account owns (course.hub.owner), nbgrader's command runs as that account.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import glob
 import os
 import pwd
 import stat
@@ -37,29 +37,24 @@ FORGED = "\0refused:"  # the mark of a submission that names another student tha
 
 
 class GroupInboundRelease(ExchangeReleaseAssignment):
-    """nbgrader's release, then the inbound folder passes the instructor's group on to what students create in it
-    (setgid): a submission is then readable by its student and the instructor's group, not by other students."""
+    """nbgrader's release, then the inbound folder passes the instructor's group (the course directory's) on to what
+    students create in it (setgid): a submission is then readable by its student and the instructor's group, not by
+    other students."""
 
     def copy_files(self):
         super().copy_files()
-        os.chown(self.inbound_path, -1, os.getgid())
+        os.chown(self.inbound_path, -1, paths.COURSE.stat().st_gid)
         os.chmod(self.inbound_path, 0o3733)  # others may create, not list or rename others'; the group passes on
 
 
-class PrivateFeedbackRelease(ExchangeReleaseFeedback):
-    """nbgrader's release of feedback, then each student's file belongs to that student alone (nbgrader leaves it
-    readable by anyone who learns its name). Only root can give a file away: otherwise the files stay as nbgrader
-    made them."""
+class SkippingFeedbackRelease(ExchangeReleaseFeedback):
+    """nbgrader's release of feedback, but for the students whose submission was not made by nbgrader's submit
+    (nbgrader would stop on the first, and return nobody's feedback): they are skipped, and said so."""
 
     def incomplete(self) -> list[str]:
-        """The students whose feedback folder lacks the submission's secret or timestamp (a submission not made by
-        nbgrader's submit): nbgrader would stop on the first, and return nobody's feedback."""
-        missing = []
-        for html in glob.glob(os.path.join(self.src_path, "*.html")):
-            folder = os.path.dirname(html)
-            if not all(os.path.isfile(os.path.join(folder, name)) for name in ("submission_secret.txt", "timestamp.txt")):
-                missing.append(os.path.basename(os.path.dirname(folder)))
-        return missing
+        """The students whose feedback folder lacks the submission's secret or timestamp."""
+        return [feedback.parent.parent.name for feedback in feedback_files(self.coursedir.assignment_id)
+                if not all((feedback.parent / name).is_file() for name in ("submission_secret.txt", "timestamp.txt"))]
 
     def copy_files(self):
         skipped = self.incomplete()
@@ -70,21 +65,31 @@ class PrivateFeedbackRelease(ExchangeReleaseFeedback):
         excluded = [s for s in (self.coursedir.student_id_exclude or "").split(",") if s]
         self.coursedir.student_id_exclude = ",".join(excluded + skipped)
         super().copy_files()
-        if os.geteuid() != 0:
-            return
-        for html in glob.glob(os.path.join(self.src_path, "*.html")):
-            folder = os.path.dirname(html)
-            student = os.path.basename(os.path.dirname(folder))
-            if student in skipped:
-                continue
-            with open(os.path.join(folder, "submission_secret.txt")) as f:
-                checksum = notebook_hash(secret=f.read(), notebook_id=os.path.splitext(os.path.basename(html))[0])
-            released = os.path.join(self.dest_path, f"{checksum}.html")
-            try:
-                os.chown(released, pwd.getpwnam(student).pw_uid, -1)
-            except KeyError:
-                continue  # no account of that name on this machine: nobody can fetch it here
-            os.chmod(released, 0o600)
+
+
+def feedback_files(assignment: str) -> list[Path]:
+    """The feedback pages of `assignment` in the course directory (feedback/<student>/<assignment>/*.html)."""
+    return sorted(paths.COURSE.glob(f"feedback/*/{assignment}/*.html"))
+
+
+def give_feedback_to_students(assignment: str) -> None:
+    """As root, after nbgrader's release of feedback: each student's page in the exchange becomes that student's
+    alone (nbgrader leaves it readable by anyone who learns its name)."""
+    released = paths.EXCHANGE / paths.COURSE_ID / "feedback"
+    for feedback in feedback_files(assignment):
+        secret = feedback.parent / "submission_secret.txt"
+        if not secret.is_file():
+            continue  # skipped by the release, and said so
+        page = released / f"{notebook_hash(secret=secret.read_text(), notebook_id=feedback.stem)}.html"
+        try:
+            student = pwd.getpwnam(feedback.parent.parent.name).pw_uid
+        except KeyError:
+            continue  # no account of that name on this machine: nobody can fetch it here
+        try:
+            os.lchown(page, student, -1)
+            os.chmod(page, 0o600, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
 
 
 def course_folder_problem() -> str | None:
@@ -95,7 +100,7 @@ def course_folder_problem() -> str | None:
         info = os.lstat(folder)
     except FileNotFoundError:
         return None
-    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+    if stat.S_ISDIR(info.st_mode) and info.st_uid in (0, paths.COURSE.stat().st_uid):  # root's, or the owner's
         return None
     what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else "a file"
     return (f"{folder} is {what} of {made_by(str(folder))}, not the course's: an account made it before the course "
@@ -143,6 +148,11 @@ class OwnerCheckedCollect(ExchangeCollect):
             self.log.error("Refused %s: it names %s but another account made it (%s), or it is not a folder",
                            record["filename"], record["username"], made_by(path))
             record["username"] = FORGED + record["username"]
+        elif not os.access(path, os.R_OK | os.X_OK):
+            self.log.error("Refused %s, made by %s: its owner made it unreadable to the instructor (an earlier "
+                           "submission of theirs is collected instead, if there is one)", record["filename"],
+                           made_by(path))
+            record["username"] = FORGED + record["username"]
         return record
 
     def init_src(self):
@@ -151,10 +161,25 @@ class OwnerCheckedCollect(ExchangeCollect):
 
     def do_copy(self, src, dest, log=None):
         owner = os.lstat(src).st_uid
-        skipped = copy_owned_tree(Path(src), Path(dest), owner, limits.SUBMISSION_MB * 2**20,
-                                  tuple(self.coursedir.ignore))
+        try:
+            skipped = copy_owned_tree(Path(src), Path(dest), owner, limits.SUBMISSION_MB * 2**20,
+                                      tuple(self.coursedir.ignore))
+        except OSError as error:  # changed since it was listed: gone, swapped, made unreadable
+            self.log.error("Not collected: %s, made by %s (%s)", os.path.basename(src), made_by(src),
+                           error.strerror or error)
+            return
         for entry in skipped:
             self.log.error("Left out of %s's submission: %s", made_by(src), untrusted.quoted(entry, 200))
+
+
+def as_course_owner() -> dict:
+    """subprocess's arguments that run a command as the course directory's owner, where root runs this on a course
+    another account owns (nbgrader's exchange works only in folders its user owns); none otherwise."""
+    info = paths.COURSE.stat()
+    if os.geteuid() != 0 or info.st_uid == 0:
+        return {}
+    return {"user": info.st_uid, "group": info.st_gid, "extra_groups": [],
+            "env": {**os.environ, "HOME": pwd.getpwuid(info.st_uid).pw_dir}}
 
 
 def main() -> None:
@@ -170,7 +195,10 @@ def main() -> None:
         command.append("--force")  # a release folder edited after the first release replaces it
     if args.command == "collect":
         command.append("--update")  # a student's newer submission replaces the one collected before
-    sys.exit(subprocess.run(command).returncode)
+    done = subprocess.run(command, **as_course_owner()).returncode
+    if args.command == "feedback" and os.geteuid() == 0:
+        give_feedback_to_students(args.assignment)
+    sys.exit(done)
 
 
 if __name__ == "__main__":

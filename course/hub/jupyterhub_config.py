@@ -29,15 +29,18 @@ c.Authenticator.allowed_users = set(settings["students"]) | {settings["instructo
 c.Authenticator.admin_users = {settings["instructor"]}
 
 c.JupyterHub.spawner_class = "course.hub.classes.CourseSpawner"
-c.Spawner.cmd = [str(Path(settings["venv"]) / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = c.Spawner.http_timeout = 120
+c.CourseSpawner.server_command = [str(Path(settings["venv"]) / "bin" / "jupyterhub-singleuser")]
 c.CourseSpawner.instructor = settings["instructor"]
 c.CourseSpawner.owner = settings["owner"]
 c.CourseSpawner.course_dir = settings["course"]
 c.CourseSpawner.repository = settings["repository"]
 c.CourseSpawner.instructor_environment = settings["instructor_environment"]
 c.CourseSpawner.student_environment = settings["student_environment"]
+c.CourseSpawner.shared_paths = settings["shared_with_students"]
+c.CourseSpawner.student_file_mb = settings["student_file_mb"]
+c.CourseSpawner.student_processes = settings["student_processes"]
 
 if settings.get("service_token"):  # the tests' driver: start and stop servers without a browser
     c.JupyterHub.services = [{"name": "course-tests", "api_token": settings["service_token"]}]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pwd
 import secrets
 import shutil
 import signal
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from course import paths, student_nbgrader
 from course.permissions import share_only
-from course.hub import accounts, exchange
+from course.hub import accounts, exchange, owner
 
 HUB = paths.BUILD / "hub"
 STATE = HUB / "state"
@@ -38,6 +37,10 @@ PROXY = Path(os.environ.get("COURSE_HUB_PROXY", HUB / "node" / "node_modules" / 
 ROSTER = Path(os.environ.get("COURSE_ROSTER", paths.ROOT / "roster.csv"))
 INSTRUCTOR = "instructor"
 VENV = Path(sys.prefix)
+# What a student's server may use of the machine, so that one student cannot take the hub from the others: the
+# largest file it may write, and the most processes (threads included) of the account.
+STUDENT_FILE_MB = int(os.environ.get("COURSE_HUB_FILE_MB", 1024))
+STUDENT_PROCESSES = 512
 COURSE_FOLDERS = ("submitted", "autograded", "feedback", "grades", "backups")  # made now, so they are made private
 CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
 # JupyterLab's news from the internet: off for everyone (nothing is fetched from outside while the course runs).
@@ -52,9 +55,23 @@ STUDENT_SERVER = {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensi
 INSTRUCTOR_SERVER = {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}
 
 
-def owner() -> str:
-    """The account that owns the course directory: the instructor's server runs as it."""
-    return pwd.getpwuid(paths.COURSE.stat().st_uid).pw_name
+def course_owner_problem() -> str | None:
+    """Why the instructor's server cannot run as the course directory's owner (root, or an account that cannot read
+    the repository), or None."""
+    account = owner.owner_of_course()
+    if account is None or account.pw_uid == 0:
+        whose = "root's" if account else "no account's"
+        return (f"The course directory {paths.COURSE} is {whose}, and the instructor's JupyterLab runs as the course's "
+                "owner: give the course an owner that is not root first, as root: make course-owner OWNER=teacher "
+                "(docs/hub_instructor.md)")
+    config = paths.ROOT / "nbgrader_config.py"
+    probe = f"import course.paths; open({str(config)!r}).read()"
+    result = subprocess.run(["runuser", "-u", account.pw_name, "--", str(VENV / "bin" / "python"), "-c", probe],
+                            capture_output=True, text=True, cwd="/", env={**os.environ, "PYTHONPATH": str(paths.ROOT)})
+    if result.returncode:
+        return (f"the course's owner {account.pw_name} cannot read the course's code ({result.stderr.strip()[-300:]}): "
+                f"{paths.ROOT}, its nbgrader_config.py and course/ must be readable by it")
+    return None
 
 
 def passwords(names: list[str]) -> dict[str, str]:
@@ -103,8 +120,16 @@ def open_exchange() -> None:
     paths.EXCHANGE.chmod(0o1777)
     if problem := exchange.course_folder_problem():
         sys.exit(problem)
-    (paths.EXCHANGE / paths.COURSE_ID).mkdir(exist_ok=True)
-    (paths.EXCHANGE / paths.COURSE_ID).chmod(0o755)  # (the course's commands make folders under umask 077)
+    folder = paths.EXCHANGE / paths.COURSE_ID
+    folder.mkdir(exist_ok=True)
+    info = paths.COURSE.stat()
+    os.lchown(folder, info.st_uid, info.st_gid)  # the course owner's, who releases into it
+    folder.chmod(0o755)  # (the course's commands make folders under umask 077)
+
+
+def shared_with_students() -> list[Path]:
+    """What students' servers reach of the course directory: the venv, the exchange, their configuration."""
+    return [VENV, paths.EXCHANGE, STUDENT_CONFIG]
 
 
 def unreachable(account: str) -> str | None:
@@ -122,6 +147,8 @@ def prepare(port: int, service_token: str | None = None) -> dict:
         sys.exit("make hub creates the students' Unix accounts: run it as root")
     if not PROXY.exists():
         sys.exit(f"configurable-http-proxy is missing ({PROXY}): `make hub` installs it")
+    if problem := course_owner_problem():
+        sys.exit(problem)
     students = accounts.read_roster(ROSTER)
     for student in students:
         accounts.create_account(student.account)
@@ -132,7 +159,9 @@ def prepare(port: int, service_token: str | None = None) -> dict:
     open_exchange()
     write_student_config()
     write_instructor_config()
-    share_only(paths.COURSE, [VENV, paths.EXCHANGE, STUDENT_CONFIG])
+    share_only(paths.COURSE, shared_with_students())
+    owner.hand_back()  # what this made in the course directory (submitted/, ...) is the owner's from now on
+    owner.give_to_owner(INSTRUCTOR_CONFIG)  # (in the hub's folder, root's): where JupyterLab keeps its layout
     problem = students and unreachable(students[0].account)
     if problem:
         sys.exit(f"a student's account cannot run the course's venv or reach the exchange ({problem}): every folder "
@@ -143,10 +172,12 @@ def prepare(port: int, service_token: str | None = None) -> dict:
         instructor_env["COURSE_ASSIGNMENTS_DIR"] = os.environ["COURSE_ASSIGNMENTS_DIR"]
     settings = {"port": port, "state": str(STATE), "proxy": str(PROXY), "venv": str(VENV), "course": str(paths.COURSE),
                 "repository": str(paths.ROOT),
-                "instructor": INSTRUCTOR, "owner": owner(), "students": [s.account for s in students],
+                "instructor": INSTRUCTOR, "owner": owner.owner_of_course().pw_name, "students": [s.account for s in students],
                 "instructor_environment": instructor_env,
                 "student_environment": {"JUPYTER_CONFIG_DIR": str(STUDENT_CONFIG),
                                         "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin"},
+                "shared_with_students": [str(path) for path in shared_with_students()],
+                "student_file_mb": STUDENT_FILE_MB, "student_processes": STUDENT_PROCESSES,
                 "service_token": service_token}
     write_json(STATE / "settings.json", settings)
     passwords([INSTRUCTOR, *settings["students"]])
