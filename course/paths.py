@@ -92,6 +92,11 @@ def feedback_dir(student: str, assignment: str) -> Path:
     return COURSE / "feedback" / student / assignment
 
 
+def feedback_page(student: str, assignment: str) -> Path:
+    """nbgrader's feedback page of a student's notebook (what the hub's exchange returns)."""
+    return feedback_dir(student, assignment) / f"{assignment}.html"
+
+
 def autograded_dir(student: str, assignment: str) -> Path:
     """nbgrader's copy of a submission as it graded it: the executed notebook, with its outputs."""
     return COURSE / "autograded" / student / assignment

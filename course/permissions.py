@@ -59,6 +59,31 @@ def give_to_root(folder: Path, owners: Container[int] | None = None) -> int:
     return give(folder, 0, 0, owners)
 
 
+def remove_owned(folder: Path, owners: Container[int]) -> int:
+    """Remove everything below `folder` that `owners` own, walked by descriptor without following a link (a folder
+    of theirs that holds another account's entries is given to root instead). The number of entries removed."""
+    removed = 0
+    if not folder.is_dir():
+        return removed
+    for _, dirs, files, top in os.fwalk(folder, topdown=False, follow_symlinks=False):
+        for name in files + dirs:
+            try:
+                if os.stat(name, dir_fd=top, follow_symlinks=False).st_uid not in owners:
+                    continue
+                if name in dirs:
+                    try:
+                        os.rmdir(name, dir_fd=top)
+                    except OSError:
+                        os.chown(name, 0, 0, dir_fd=top, follow_symlinks=False)
+                        continue
+                else:
+                    os.unlink(name, dir_fd=top)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def make_readable(folder: Path) -> None:
     """Let every account read everything in `folder` (and pass through its folders); links are left alone."""
     for path in [folder, *folder.rglob("*")]:

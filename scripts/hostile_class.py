@@ -1,14 +1,15 @@
 """Grade the hostile class (tests/hostile_class.py) beside honest students on every grading path; print what got
 through.
 
-    make hostile-class [HOSTILE_PATHS="local cluster gradescope gradescope-no-namespaces"]
+    make hostile-class [HOSTILE_PATHS="local cluster gradescope gradescope-no-namespaces hub"]
                                (as root, after `make sandbox-tools`; about 20 minutes on 2 cores)
 
 The class is of the fixture assignment (tests/fixture/assignments/tiny, 15 points) in a scratch course: three honest
 students (the solution, the partly wrong sample, the blank release) and one hostile student per attack, each on the
 blank release. Paths: the local batch, a LocalCluster of 2 workers, and Gradescope's container with bubblewrap's
-namespaces and without them (tests/test_gradescope.py's Container). The hub grades with the local batch; what is its
-own (the exchange) is attacked in tests/test_hub.py. For each path it prints, per attack, whether it got through:
+namespaces and without them (tests/test_gradescope.py's Container), and a JupyterHub's course (tests/hub_course.py):
+the students hand in through nbgrader's exchange from their own Unix accounts, and fetch their feedback there. What
+a student's account can do to the exchange and to classmates is attacked in tests/test_hub.py. For each path it prints, per attack, whether it got through:
 a point for a hostile student, a secret in what the student gets back (feedback, or results.json), a change to the
 course's files or to an honest student's grade, or a process left running; then the totals. The table goes into
 docs/bad_submissions.md by hand, with the date and the commit.
@@ -130,6 +131,43 @@ def gradescope(root: Path, env: dict, namespaces: bool) -> dict[str, tuple[int, 
     return graded
 
 
+def hub(root: Path) -> dict[str, tuple[int, str]]:
+    """The class on a hub (tests/hub_course.py's: a course of its own, owned by an account that is not root, the
+    students as Unix accounts): each student fetches the release and submits their notebook from their own account
+    with nbgrader's commands, as in a terminal of their server; the instructor (root) collects, grades and returns
+    the feedback, which each student fetches. What a student is given back is what they fetch, and their record's
+    messages."""
+    from hub_course import as_account, course_hub
+
+    account = {student: f"crsh-{student.replace('_', '-')}" for student in students()}
+    roster = root.parent / "hostile-roster.csv"
+    roster.write_text("id,first_name,last_name,email\n" + "".join(
+        f"{name.removeprefix('crsh-')},{name},Student,{name}@example.org\n" for name in account.values()))
+    with course_hub("crsh-", roster) as running:
+        student_config = {"JUPYTER_CONFIG_DIR": str(running.root / "build" / "hub" / "jupyter" / "student")}
+        nbgrader = f"{sys.prefix}/bin/nbgrader"
+        running.instructor("course.hub.exchange", "release", ASSIGNMENT)
+        for student, name in account.items():
+            notebook = (root / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+            for step in ([nbgrader, "fetch_assignment", ASSIGNMENT],
+                         ["sh", "-c", f"cat > {ASSIGNMENT}/{ASSIGNMENT}.ipynb"],
+                         [nbgrader, "submit", ASSIGNMENT]):
+                done = as_account(name, "sh", "-c", f'cd && exec "$@"', "sh", *step, env=student_config,
+                                  input=notebook if step[0] == "sh" else None)
+                assert done.returncode == 0, (name, step, done.stderr[-2000:])
+        for command in (("course.hub.exchange", "collect", ASSIGNMENT), ("course.grading.batch", ASSIGNMENT, "--quiet"),
+                        ("course.hub.exchange", "feedback", ASSIGNMENT)):
+            running.instructor(*command)
+        graded = {}
+        for student, name in account.items():
+            fetched = as_account(name, "sh", "-c", f"cd && {nbgrader} fetch_feedback {ASSIGNMENT} && "
+                                 f"cat {ASSIGNMENT}/feedback/*/*.html", env=student_config)
+            assert fetched.returncode == 0, (name, fetched.stderr[-2000:])
+            record = json.loads((running.root / "build" / "results" / ASSIGNMENT / f"{name}.json").read_text())
+            graded[student] = (sum(record["points"].values()), fetched.stdout + " ".join(record["messages"]))
+    return graded
+
+
 def students() -> list[str]:
     return [*HONEST, *(attack.student for attack in ATTACKS)]
 
@@ -170,7 +208,8 @@ def main() -> None:
     paths_to_grade = {"local": ("local batch", lambda: local(root, env)),
                       "cluster": ("LocalCluster, 2 workers", lambda: cluster(root, env)),
                       "gradescope": ("Gradescope, namespaces", lambda: gradescope(root, env, True)),
-                      "gradescope-no-namespaces": ("Gradescope, no namespaces", lambda: gradescope(root, env, False))}
+                      "gradescope-no-namespaces": ("Gradescope, no namespaces", lambda: gradescope(root, env, False)),
+                      "hub": ("JupyterHub, its exchange", lambda: hub(root))}
     chosen = sys.argv[1:] or list(paths_to_grade)
     for name, grade in (paths_to_grade[key] for key in chosen):
         before = fingerprint()

@@ -145,17 +145,18 @@ class Hub:
 
 
 @contextlib.contextmanager
-def course_hub(prefix: str) -> Iterator[Hub]:
+def course_hub(prefix: str, roster: Path | None = None) -> Iterator[Hub]:
     """A hub serving a scratch course of the fixture assignment, owned by the account `prefix`teacher (make
-    course-owner), with the sample roster's students as new accounts named `prefix` + id (any of that name an
-    interrupted run left are removed first); everything it made is removed afterwards."""
+    course-owner), with the students of `roster` (the sample roster.csv by default) as new accounts named `prefix` +
+    id (any of that name an interrupted run left are removed first); everything it made is removed afterwards."""
     top = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
     top.chmod(0o711)  # the students' servers pass through it to the venv and the exchange
     root = top / "course"
     shutil.copytree(FIXTURE_ASSIGNMENTS, root / "assignments")
     token = secrets.token_hex(16)
     env = {**course_env(root, root / "assignments"), "COURSE_HUB_PREFIX": prefix, "COURSE_HUB_PROXY": str(PROXY),
-           "COURSE_HUB_SERVICE_TOKEN": token, "COURSE_HUB_FILE_MB": str(FILE_MB)}
+           "COURSE_HUB_SERVICE_TOKEN": token, "COURSE_HUB_FILE_MB": str(FILE_MB),
+           **({"COURSE_ROSTER": str(roster)} if roster else {})}
     clean(env)  # accounts an interrupted run left (with what they fetched) would not start as a class starts
     released_course(root, env)
     readable_code()
@@ -195,9 +196,10 @@ def clean(env: dict) -> None:
     subprocess.run(["userdel", "--remove", owner_name(env)], capture_output=True)
 
 
-def as_account(account: str, *command: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def as_account(account: str, *command: str, env: dict[str, str] | None = None,
+               input: str | None = None) -> subprocess.CompletedProcess:
     """`command` as `account`, with the environment of a shell of its own (HOME, PATH, and `env`), as a student
-    could run it in a terminal of their server."""
+    could run it in a terminal of their server (`input` on its standard input)."""
     own = {"HOME": f"/home/{account}", "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **(env or {})}
     return subprocess.run(["runuser", "-u", account, "--", "env", "-i", *(f"{k}={v}" for k, v in own.items()), *command],
-                          capture_output=True, text=True, cwd="/", umask=0o022)  # a login shell's
+                          capture_output=True, text=True, cwd="/", umask=0o022, input=input)  # a login shell's

@@ -12,6 +12,7 @@ Short time limits keep the endless loops short.
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import signal
@@ -120,6 +121,9 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
     feedback = (course["root"] / "feedback" / case.student / ASSIGNMENT / "feedback.md").read_text()
     assert all(told in feedback for told in case.told), feedback
     assert f"(status: {case.status}: {STATUS_MEANING[case.status]})" in feedback
+    page = (course["root"] / "feedback" / case.student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    if "nbgrader-failed" in record["flags"]:  # no page of nbgrader's: the feedback's text in its place
+        assert all(html.escape(told) in page for told in case.told), page
 
 
 def test_student_code_cannot_read_or_write_outside_its_folder(course):

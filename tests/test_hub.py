@@ -508,12 +508,16 @@ def test_stopping_a_students_server_ends_every_process_she_started_there(hub):
 
 
 def test_hub_clean_removes_the_accounts_and_leaves_no_file_of_theirs_to_a_bare_uid(hub):
-    """After make hub-clean, an account made later with a removed account's uid owns nothing in the exchange."""
+    """After make hub-clean, an account made later with a removed account's uid owns nothing in the exchange, nor in
+    the machine's shared temporary folders."""
     uids = {pwd.getpwnam(name).pw_uid for name in (ALICE, BOB)}
     exchange = hub.root / "build" / "exchange"
     assert any(p.lstat().st_uid in uids for p in exchange.rglob("*")), "the students made files there"
+    left = Path("/var/tmp") / f"{BOB}-left-this"
+    assert as_account(BOB, "sh", "-c", f"mkdir {left} && touch {left}/file").returncode == 0
     result = subprocess.run([sys.executable, "-m", "course.hub.clean"], cwd=paths.ROOT, env=hub.env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert [name for name in (ALICE, BOB) if name in {p.pw_name for p in pwd.getpwall()}] == []
     assert [p for p in exchange.rglob("*") if p.lstat().st_uid in uids] == []
+    assert not left.exists(), "what bob left in /var/tmp went with his account"

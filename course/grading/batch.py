@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import html
 import os
 import re
 import sys
@@ -186,6 +187,19 @@ def feedback_text(record: dict, check_ids: list[str], hand: dict[str, float | No
     return "\n".join(lines) + "\n"
 
 
+def write_feedback_page(student: str, assignment: str, text: str) -> None:
+    """Where nbgrader wrote no feedback page (its run of the notebook was stopped: a crash, a limit), a page of the
+    feedback's text in its place, with the submission's timestamp and secret, so that the student still gets their
+    points and messages (the hub's exchange returns that page)."""
+    paths.feedback_page(student, assignment).write_text(
+        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Feedback: {html.escape(assignment)}</title></head>"
+        f"<body><pre style='white-space: pre-wrap'>{html.escape(text)}</pre></body></html>\n")
+    for name in ("timestamp.txt", "submission_secret.txt"):
+        handed_in = paths.submission_dir(student, assignment) / name
+        if handed_in.is_file() and not handed_in.is_symlink():
+            (paths.feedback_dir(student, assignment) / name).write_bytes(handed_in.read_bytes()[:4096])
+
+
 def gradebook_total(record: dict) -> str:
     """The autograded points nbgrader's gradebook holds for this record ('' if it has none)."""
     return f'{sum(record["gradebook"].values()):g}' if record["gradebook"] else ""
@@ -219,7 +233,10 @@ def merge(assignment: str, names: list[str]) -> tuple[list[dict], dict[str, dict
     for r in records:
         folder = paths.feedback_dir(r["student"], assignment)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "feedback.md").write_text(feedback_text(r, check_ids, hand.get(r["student"], {})))
+        text = feedback_text(r, check_ids, hand.get(r["student"], {}))
+        (folder / "feedback.md").write_text(text)
+        if not paths.feedback_page(r["student"], assignment).exists():
+            write_feedback_page(r["student"], assignment, text)
     similar = similarity.class_similarity(assignment, [r["student"] for r in records])
     similarity.write_csv(similar, out / "similarity.csv")
     class_report.write_reports(class_report.summarize(assignment, records, check_points, hand, times, similar))

@@ -221,6 +221,7 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
     autograded = paths.autograded_dir(student, assignment)
     scores = work / "scores.json"
     scores.unlink(missing_ok=True)
+    paths.feedback_page(student, assignment).unlink(missing_ok=True)  # an earlier grading's: this one writes its own
     scratch = kernel_folder(assignment, student)
     prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
     options, env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch, namespaces=SANDBOX != "none")

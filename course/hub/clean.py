@@ -1,7 +1,8 @@
-"""Undo `make hub`: stop the hub if it runs, remove the course's accounts (their homes and processes) and the hub's
-state and configuration. Kept: submitted/, the gradebook and its backups, and nbgrader's exchange (submissions not
-yet collected, feedback not yet fetched), where what the removed accounts owned is given to root: a uid is never
-handed to a new account while files of its last owner remain its.
+"""Undo `make hub`: stop the hub if it runs, remove the course's accounts (their homes and processes, and what they
+left in the machine's shared temporary folders) and the hub's state and configuration. Kept: submitted/, the
+gradebook and its backups, and nbgrader's exchange (submissions not yet collected, feedback not yet fetched), where
+what the removed accounts owned is given to root: a uid is never handed to a new account while files of its last
+owner remain its.
 
     python -m course.hub.clean      (make hub-clean, as root)
 """
@@ -14,11 +15,16 @@ import shutil
 import signal
 import sys
 import time
+from pathlib import Path
 
 from course import paths
 from course.hub import accounts
 from course.hub.serve import HUB, STATE
-from course.permissions import give_to_root
+from course.permissions import give_to_root, remove_owned
+
+# Where any account may leave files (a student's own server has a /tmp and /dev/shm of its own, but a process the
+# account ran outside it would not).
+SHARED_TEMPORARY = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
 
 
 def stop_running_hub() -> None:
@@ -51,6 +57,9 @@ def main() -> None:
         accounts.remove_account(name)
         print(f"removed the account {name} and its home")
     # an account made later with one of their uids must find nothing of theirs
+    for shared in SHARED_TEMPORARY:
+        if gone := remove_owned(shared, removed):
+            print(f"removed {gone} entries of the removed accounts in {shared}")
     if reclaimed := give_to_root(paths.EXCHANGE, removed):
         print(f"gave root {reclaimed} entries of the removed accounts in the exchange (their submissions not yet "
               "collected are refused by collect from now on: no account made them)")
