@@ -242,6 +242,7 @@ def write_stripped(folder: Path) -> None:
 
 CRASHED_IN_VICTIM = f"in cell {VICTIM}; it was left out and the rest of your code was graded"
 KERNEL_DIED = "The Python kernel died while nbgrader ran your notebook"
+MEMORY_FILLED = "Your notebook used all the memory it may use"
 TOO_SLOW = f"Your cell {VICTIM} did not finish within"
 
 CASES = (
@@ -297,7 +298,7 @@ CASES = (
          solution_with("import time\ntime.sleep(10**6)\n"), "timeout", FULL - 2, told=(TOO_SLOW,)),
     Case("memory_bomb", "memory bomb", "the solution whose cube cell allocates 100 MB blocks forever",
          solution_with("hog = []\nwhile True:\n    hog.append(bytearray(10**8))\n"), "crashed", FULL - 2,
-         flags=("nbgrader-failed",), told=(KERNEL_DIED, "MB of memory " + CRASHED_IN_VICTIM)),
+         flags=("nbgrader-failed",), told=(MEMORY_FILLED, "MB of memory " + CRASHED_IN_VICTIM)),
     Case("hard_exit", "os._exit", "the solution whose cube cell calls os._exit(3)",
          solution_with("import os\nos._exit(3)\n"), "crashed", FULL - 2, flags=("nbgrader-failed",),
          told=(KERNEL_DIED, CRASHED_IN_VICTIM)),

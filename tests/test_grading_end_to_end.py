@@ -38,8 +38,11 @@ from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
+# Limits far apart, so that no machine's load decides which one a submission meets: the memory bomb fills 256 MB in
+# about a quarter of a second (memory fills at about 1 GB/s), a twentieth of the 5 s a cell may run; an honest
+# grading of the fixture peaks at about 130 MB (the cgroup's memory.max_usage_in_bytes).
 LIMITS = {"COURSE_CELL_TIMEOUT": "5", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300",
-          "COURSE_MEMORY_MB": "2048", "COURSE_JOBS": "3"}
+          "COURSE_MEMORY_MB": "256", "COURSE_JOBS": "3"}
 
 
 @pytest.fixture(scope="module")

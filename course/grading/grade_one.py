@@ -245,6 +245,11 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
             set_status(record, "crashed")
             record.messages.append(f"Your notebook wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files "
                                    "while nbgrader ran it, so it was stopped; the checks judged your code on their own.")
+        elif outcome.out_of_memory or outcome.memory_filled:
+            set_status(record, "crashed")
+            record.messages.append(f"Your notebook used all the memory it may use ({limits.MEMORY_MB} MB) while "
+                                   "nbgrader ran it (a list or array that keeps growing?), so it was stopped; the "
+                                   "checks judged your code on their own.")
         elif "DeadKernelError" in text:
             set_status(record, "crashed")
             record.messages.append("The Python kernel died while nbgrader ran your notebook (a crash, os._exit, or "
@@ -263,7 +268,9 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
             set_status(record, "timeout")
             record.messages.append(f"Under nbgrader, cells {', '.join(timed_out)} ran past their time limit "
                                    f"({limits.CELL_TIMEOUT_S} s, {limits.LONG_CELL_TIMEOUT_S} s for training) "
-                                   "and were interrupted.")
+                                   "and were interrupted" + (
+                                       f", having used all the memory they may use ({limits.MEMORY_MB} MB): a list "
+                                       "or array that keeps growing?" if outcome.memory_filled else "."))
     if code == 0:
         record.gradebook = json.loads(scores.read_text())
     else:  # nbgrader stored no scores: the judge's points go into the gradebook directly
@@ -339,11 +346,12 @@ def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None
         report = probe.read_report(jail) if outcome.code == 0 else None
         if report is not None:
             break
-        reason = (f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
-                  f"used more than {limits.MEMORY_MB} MB of memory" if outcome.out_of_memory else
+        memory = outcome.out_of_memory or outcome.memory_filled  # killed for it, or ran out of time while it was full
+        reason = (f"used more than {limits.MEMORY_MB} MB of memory" if memory else
+                  f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
                   f"wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files" if outcome.over_disk else
                   "stopped the process that ran it (for example os._exit or a crash)")
-        set_status(record, "timeout" if outcome.timed_out else "crashed")
+        set_status(record, "timeout" if outcome.timed_out and not memory else "crashed")
         culprit = probe.culprit(jail)
         if culprit not in known_steps(record.assignment, cells) or culprit in skip:
             record.messages.append(f"Your code, run on the grader's inputs, {reason}; no check could judge it.")

@@ -42,6 +42,7 @@ CONFINE = Path(__file__).with_name("confine.py")
 CONFINE_IN_JAIL = Path("/course-confine.py")  # where a jail sees it (the course's folders are not there)
 # Student code runs as a uid that owns nothing of the course: by default one of its own for each grading (this
 # process's), so two gradings at once never share a user; COURSE_JAIL_UID fixes it (a container grading one).
+MEMORY_FILLED = 0.9  # a command whose memory reached this share of its limit filled it (the rest is the kernel's)
 JAIL_UID_BASE = 1_500_000_000
 JAIL_UID = int(os.environ.get("COURSE_JAIL_UID") or JAIL_UID_BASE + os.getpid())
 
@@ -54,6 +55,7 @@ class Outcome:
     seconds: float
     out_of_memory: bool = False
     over_disk: bool = False  # killed for writing more than limits.DISK_MB or limits.MAX_FILES in its folders
+    memory_filled: bool = False  # its memory reached MEMORY_FILLED of its limit at some point (killed for it or not)
 
     @property
     def timed_out(self) -> bool:
@@ -96,6 +98,14 @@ class _Cgroups:
                 fields = dict(line.split() for line in control.read_text().splitlines() if line.strip())
                 if int(fields.get("oom_kill", 0)) > 0:
                     return True
+        return False
+
+    def memory_filled(self) -> bool:
+        """True if the command's memory reached MEMORY_FILLED of its limit at some point."""
+        for folder in self.dirs:
+            peak, limit = folder / "memory.max_usage_in_bytes", folder / "memory.limit_in_bytes"
+            if peak.exists() and int(peak.read_text()) >= MEMORY_FILLED * int(limit.read_text()):
+                return True
         return False
 
     def remove(self) -> None:
@@ -197,7 +207,7 @@ def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None =
                 process.wait()
                 kill_jail_processes()  # and what left the group (a new session), where no cgroup holds it
         return Outcome(code, round(time.perf_counter() - start, 2), out_of_memory=cgroups.out_of_memory(),
-                       over_disk=over_disk)
+                       over_disk=over_disk, memory_filled=cgroups.memory_filled())
     finally:
         cgroups.remove()
 
