@@ -27,6 +27,7 @@ from helpers import FIXTURE_ASSIGNMENTS, course_env, released_course, run
 
 SUCCEEDED = re.compile(r" [123]0\d (GET|HEAD|POST|PUT|PATCH|DELETE) ")  # a request's line in the hub's log
 FILE_MB = 64  # the largest file a student's server may write, in the tests' hub
+MEMORY_MB = 768  # the memory of a student's server and all it starts (a server and a kernel use about 300 MB)
 PROXY = paths.ROOT / "build" / "hub" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 
 
@@ -67,11 +68,21 @@ class Hub:
     """The running hub, driven through its REST API with the tests' service token."""
 
     def __init__(self, root: Path, env: dict, port: int, token: str):
-        self.root, self.env, self.url, self.token = root, env, f"http://127.0.0.1:{port}", token
+        self.root, self.env, self.port, self.token = root, env, port, token
+        self.url = f"http://localhost:{port}"
+
+    def user_url(self, user: str) -> str:
+        """Where `user`'s server is: a host of its own (the hub's subdomain_host)."""
+        return f"http://{user}.localhost:{self.port}"
 
     def request(self, method: str, path: str, **kwargs) -> requests.Response:
-        response = requests.request(method, f"{self.url}{path}", headers={"Authorization": f"token {self.token}"},
-                                    timeout=120, **kwargs)
+        """A request to the hub, or to a user's server for a path /user/<name>/... (sent to the loopback with that
+        server's host: Python's resolver may not know <name>.localhost, browsers do)."""
+        headers = {"Authorization": f"token {self.token}"}
+        if user := re.match(r"/user/([^/]+)/", path):
+            headers["Host"] = f"{user[1]}.localhost:{self.port}"
+        response = requests.request(method, f"http://127.0.0.1:{self.port}{path}", headers=headers, timeout=120,
+                                    **kwargs)
         response.raise_for_status()
         return response
 
@@ -119,7 +130,8 @@ class Hub:
         """What `code` prints, run in a new kernel of `user`'s server (started if need be), as a cell of theirs."""
         self.start_server(user)
         kernel = self.request("POST", f"/user/{user}/api/kernels", json={"name": "python3"}).json()["id"]
-        socket = websocket.create_connection(f"{self.url.replace('http', 'ws')}/user/{user}/api/kernels/{kernel}/channels",
+        socket = websocket.create_connection(f"ws://127.0.0.1:{self.port}/user/{user}/api/kernels/{kernel}/channels",
+                                             host=f"{user}.localhost:{self.port}",
                                              header=[f"Authorization: token {self.token}"], timeout=120)
         try:
             request = {"msg_id": uuid.uuid4().hex, "msg_type": "execute_request", "username": user,
@@ -156,6 +168,7 @@ def course_hub(prefix: str, roster: Path | None = None) -> Iterator[Hub]:
     token = secrets.token_hex(16)
     env = {**course_env(root, root / "assignments"), "COURSE_HUB_PREFIX": prefix, "COURSE_HUB_PROXY": str(PROXY),
            "COURSE_HUB_SERVICE_TOKEN": token, "COURSE_HUB_FILE_MB": str(FILE_MB),
+           "COURSE_HUB_MEMORY_MB": str(MEMORY_MB),
            **({"COURSE_ROSTER": str(roster)} if roster else {})}
     clean(env)  # accounts an interrupted run left (with what they fetched) would not start as a class starts
     released_course(root, env)
@@ -166,7 +179,7 @@ def course_hub(prefix: str, roster: Path | None = None) -> Iterator[Hub]:
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         first_line = server.stdout.readline()
-        assert first_line.startswith("The course's hub: http://127.0.0.1"), first_line + server.stdout.read()
+        assert first_line.startswith("The course's hub: http://localhost"), first_line + server.stdout.read()
         yield Hub(root, env, port, token)
     finally:
         server.terminate()  # as make hub's Ctrl-C: the hub and every server stop

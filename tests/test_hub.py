@@ -48,7 +48,7 @@ from course import paths
 from course.permissions import make_passable
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT, chromium, course_env, needs_browser, paths_of
-from hub_course import FILE_MB, NEEDS_HUB, PROXY, Hub, as_account, course_hub, owner_name
+from hub_course import FILE_MB, MEMORY_MB, NEEDS_HUB, PROXY, Hub, as_account, course_hub, owner_name
 
 PREFIX = "crstest-"  # never a real course's accounts
 ALICE, BOB = f"{PREFIX}alice", f"{PREFIX}bob"
@@ -187,7 +187,7 @@ def browser(hub: Hub, user: str, next_path: str = "") -> Iterator[Page]:
     """A new headless Chromium logged in to the hub as `user`, JupyterLab open (at `next_path`); it may paste: the
     clipboard is allowed."""
     with chromium() as driver:
-        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": hub.url, "permissions": [
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": hub.user_url(user), "permissions": [
             "clipboardReadWrite", "clipboardSanitizedWrite"]})
         page = Page(driver, hub, user)
         page.login(next_path)
@@ -288,7 +288,7 @@ def test_each_student_fetches_their_feedback_and_reads_their_own_points(hub, stu
         page.wait(lambda d: d.find_elements(By.XPATH, "//*[@id='submitted_assignments_list']//a[contains(., 'feedback')]"))
         page.shot(f"{student}-fetched-feedback")
         [folder] = hub.contents(student, f"{ASSIGNMENT}/feedback").json()["content"]
-        page.driver.get(f"{hub.url}/user/{student}/files/{folder['path']}/{ASSIGNMENT}.html")
+        page.driver.get(f"{hub.user_url(student)}/user/{student}/files/{folder['path']}/{ASSIGNMENT}.html")
         page.wait(lambda d: "Score" in d.find_element(By.TAG_NAME, "body").text)
         assert f"Score: {points:.1f}" in page.driver.find_element(By.TAG_NAME, "body").text
         page.shot(f"{student}-reads-feedback")
@@ -411,11 +411,18 @@ def test_a_student_cannot_rename_a_classmates_submission_away(hub):
     assert alices.exists()
 
 
-def test_feedback_still_reaches_the_class_when_a_submission_has_no_secret_and_the_instructor_is_told(hub):
-    (hub.root / "feedback" / BOB / ASSIGNMENT / "submission_secret.txt").unlink()
+@pytest.mark.parametrize("secret", [None, b"", b"\xff\xfe", b"../../x"], ids=["none", "empty", "not-text", "a-path"])
+def test_feedback_still_reaches_the_class_when_a_submission_has_no_secret_and_the_instructor_is_told(hub, secret):
+    """bob's submission lost its secret, or he changed it in the exchange after submitting (nbgrader carries it to
+    his feedback folder): alice still gets hers, and the instructor is told whose was not returned."""
+    file = hub.root / "feedback" / BOB / ASSIGNMENT / "submission_secret.txt"
+    file.unlink(missing_ok=True)
+    if secret is not None:
+        file.write_bytes(secret)
     result = exchange_command(hub, "feedback")
     assert result.returncode == 0, result.stderr
-    assert f"Not returned to {BOB}" in result.stderr, result.stderr
+    assert f"Not returned to {BOB}" in result.stderr and f"Releasing feedback for student '{ALICE}'" in result.stderr, \
+        result.stderr
 
 
 @pytest.mark.parametrize("squat", ["mkdir {}", "ln -s /tmp {}"], ids=["folder", "link"])
@@ -458,6 +465,37 @@ def test_a_student_sees_only_her_own_processes(hub):
     assert subprocess.run(["pgrep", "-u", BOB], capture_output=True).returncode == 0, "bob's server runs"
     uids, count = hub.run_code(ALICE, PROCESSES_SEEN).rsplit(maxsplit=1)
     assert uids == f"[{pwd.getpwnam(ALICE).pw_uid}]" and int(count) < 20, (uids, count)
+
+
+def test_a_page_from_a_students_server_cannot_read_the_instructors_server(hub):
+    """What bob's server serves (a process of his can answer in its place) runs on bob's own host: a script there,
+    opened by the logged-in instructor, cannot read the instructor's files through their server's API."""
+    with browser(hub, "instructor") as page:
+        page.driver.get(f"{hub.user_url(BOB)}/user/{BOB}/api/status")  # a page on bob's host
+        read = page.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(arguments[0], {credentials: 'include'}).then(r => r.text())"
+            ".then(t => done('read: ' + t.slice(0, 80)), e => done('refused: ' + e));",
+            f"{hub.user_url('instructor')}/user/instructor/api/contents")
+        assert read.startswith("refused"), read
+
+
+def test_a_students_server_uses_no_more_memory_than_its_limit_and_the_rest_lives(hub):
+    shown = hub.run_code(ALICE, f"""
+import subprocess, sys
+hog = subprocess.run([sys.executable, '-c', 'bytearray({MEMORY_MB} * 2**20)'])
+print('hog ended by signal', -hog.returncode)
+""")
+    assert shown.strip() == "hog ended by signal 9", shown  # the kernel's OOM killer, in her cgroup alone
+    assert hub.run_code(ALICE, "print('still here')").strip() == "still here"
+
+
+KERNELS_TRANSPORT = "import json, ipykernel.connect\nprint(json.loads(ipykernel.connect.get_connection_info())['transport'])"
+
+
+@pytest.mark.parametrize("user", [ALICE, "instructor"])
+def test_kernels_listen_on_no_port_another_account_could_subscribe_to(hub, user):
+    assert hub.run_code(user, KERNELS_TRANSPORT).strip() == "ipc"
 
 
 def test_a_students_server_writes_no_file_over_its_limit_and_its_tmp_is_her_own(hub):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import os
@@ -33,18 +34,22 @@ def own_namespaces(tmp: Path, shared: list[str]) -> list[str]:
     """The command prefix that puts a student's server, and all it starts, in namespaces of its own (bubblewrap, run
     as the student: an unprivileged user namespace): its own pid namespace with its own /proc (the student sees no
     other account's processes, and nothing the server starts outlives it), its own System V IPC, its own /dev
-    (a private /dev/shm) and `tmp` (a folder of the student's home) as /tmp. The rest of the machine is seen as
+    (a private /dev/shm) and `tmp` (a folder of the student's home) as /tmp and /var/tmp. The rest of the machine is seen as
     the account sees it outside, the network too (the proxy reaches the server on the loopback), and the `shared`
     paths (the venv, the exchange, the students' configuration) where they are, even under /tmp."""
     under_tmp = [path for path in shared if Path(path).is_relative_to("/tmp")]
     return [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-            "--bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp",
+            "--bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp", "--bind", str(tmp),
+            "/var/tmp",
             *[arg for path in under_tmp for arg in ("--bind", path, path)], "--"]
+
+
+MEMORY_CGROUPS = Path("/sys/fs/cgroup/memory")  # cgroup v1's memory controller, which root may write here
 
 
 class CourseSpawner(LocalProcessSpawner):
     """Students' servers run as their own Unix accounts, each in namespaces of its own (`own_namespaces`), with a
-    limit on the size of a file and on the account's processes. The instructor's runs as the account that owns the
+    limit on its memory, on the size of a file and on the account's processes. The instructor's runs as the account that owns the
     course directory (nbgrader's course directory is its instructor's own; never root: course.hub.serve refuses it),
     in the repository, so that formgrader and nbgrader's commands read the course's nbgrader_config.py."""
 
@@ -59,6 +64,7 @@ class CourseSpawner(LocalProcessSpawner):
     server_command = List(Unicode(), config=True, help="the server (jupyterhub-singleuser), which start() puts in "
                                                        "Spawner.cmd (a student's in own_namespaces)")
     student_file_mb = Integer(config=True, help="the largest file a student's server may write (RLIMIT_FSIZE)")
+    student_memory_mb = Integer(config=True, help="the most memory a student's server and all it starts may use")
     student_processes = Integer(config=True, help="the most processes and threads of a student's account "
                                                   "(RLIMIT_NPROC)")
 
@@ -75,13 +81,34 @@ class CourseSpawner(LocalProcessSpawner):
         """The student's /tmp, in their home."""
         return Path(pwd.getpwnam(self.user.name).pw_dir) / ".tmp"
 
+    @property
+    def memory_cgroup(self) -> Path:
+        """The memory cgroup of the student's server (made when it starts, removed when it stops)."""
+        return MEMORY_CGROUPS / f"coursehub-{self.user.name}"
+
+    def limit_memory(self) -> Path | None:
+        """The student's memory cgroup, made with its limit; None (and said in the hub's log) where this machine
+        has no cgroup v1 memory controller that root may write."""
+        try:
+            self.memory_cgroup.mkdir(exist_ok=True)
+            (self.memory_cgroup / "memory.limit_in_bytes").write_text(str(self.student_memory_mb * 2**20))
+            return self.memory_cgroup
+        except OSError as error:
+            self.log.warning("%s's server runs without a memory limit: no cgroup v1 memory controller here (%s)",
+                             self.user.name, error)
+            return None
+
     def make_preexec_fn(self, name):
         if self.is_instructor:
             return set_user_setuid(self.owner, chdir=False)  # and Popen's cwd is the repository
         become_student = set_user_setuid(name)
         file_bytes, processes, tmp = self.student_file_mb * 2**20, self.student_processes, self.private_tmp
+        enter = str(cgroup / "cgroup.procs") if (cgroup := self.limit_memory()) else None
 
         def preexec():
+            if enter:  # (still root): the server and all it starts share the memory limit
+                with open(enter, "w") as procs:
+                    procs.write(str(os.getpid()))
             become_student()
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
@@ -116,6 +143,18 @@ class CourseSpawner(LocalProcessSpawner):
             if self.owner == "root":
                 args.append("--allow-root")
         return args
+
+    async def stop(self, now=False):
+        await super().stop(now)
+        if self.is_instructor or not self.memory_cgroup.is_dir():
+            return
+        for _ in range(100):  # the namespace's processes leave the cgroup once the kernel has reaped them
+            try:
+                self.memory_cgroup.rmdir()
+                return
+            except OSError:
+                await asyncio.sleep(0.1)
+        self.log.warning("%s's memory cgroup %s is still in use", self.user.name, self.memory_cgroup)
 
     async def start(self):
         if self.is_instructor:

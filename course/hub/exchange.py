@@ -18,6 +18,7 @@ import argparse
 import datetime
 import os
 import pwd
+import re
 import stat
 import subprocess
 import sys
@@ -52,16 +53,18 @@ class SkippingFeedbackRelease(ExchangeReleaseFeedback):
     (nbgrader would stop on the first, and return nobody's feedback): they are skipped, and said so."""
 
     def incomplete(self) -> list[str]:
-        """The students whose feedback folder lacks the submission's secret or timestamp."""
+        """The students whose feedback folder lacks the submission's timestamp or a secret as nbgrader's submit
+        writes them (a student may have changed theirs in the exchange after submitting)."""
         return [feedback.parent.parent.name for feedback in feedback_files(self.coursedir.assignment_id)
-                if not all((feedback.parent / name).is_file() for name in ("submission_secret.txt", "timestamp.txt"))]
+                if not (has_timestamp(feedback.parent) and secret_of(feedback.parent))]
 
     def copy_files(self):
         skipped = self.incomplete()
         for student in skipped:
-            self.log.error("Not returned to %s: their submission has no submission_secret.txt or timestamp.txt (it "
-                           "was not made by nbgrader's submit), so the exchange cannot name their feedback; give it to "
-                           "them from %s", student, paths.feedback_dir(student, self.coursedir.assignment_id))
+            self.log.error("Not returned to %s: their submission has no timestamp.txt or submission_secret.txt as "
+                           "nbgrader's submit writes them (it was not made by nbgrader's submit, or changed after), so "
+                           "the exchange cannot name their feedback; give it to them from %s", student,
+                           paths.feedback_dir(student, self.coursedir.assignment_id))
         excluded = [s for s in (self.coursedir.student_id_exclude or "").split(",") if s]
         self.coursedir.student_id_exclude = ",".join(excluded + skipped)
         super().copy_files()
@@ -72,15 +75,39 @@ def feedback_files(assignment: str) -> list[Path]:
     return sorted(paths.COURSE.glob(f"feedback/*/{assignment}/*.html"))
 
 
+# What nbgrader's submit writes: a secret of secrets.token_hex(64), a timestamp of its own format.
+SECRET = re.compile(r"[0-9a-f]{32,256}")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?( [A-Z]{1,5})?")
+
+
+def _written_by_submit(file: Path, form: re.Pattern) -> str | None:
+    try:
+        with open(file, "rb") as f:
+            text = f.read(512).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if form.fullmatch(text) else None
+
+
+def secret_of(folder: Path) -> str | None:
+    """The submission's secret in `folder` (its submission_secret.txt, as nbgrader's submit writes it), or None."""
+    return _written_by_submit(folder / "submission_secret.txt", SECRET)
+
+
+def has_timestamp(folder: Path) -> bool:
+    """Whether `folder` has a timestamp.txt as nbgrader's submit writes one."""
+    return _written_by_submit(folder / "timestamp.txt", TIMESTAMP) is not None
+
+
 def give_feedback_to_students(assignment: str) -> None:
     """As root, after nbgrader's release of feedback: each student's page in the exchange becomes that student's
     alone (nbgrader leaves it readable by anyone who learns its name)."""
     released = paths.EXCHANGE / paths.COURSE_ID / "feedback"
     for feedback in feedback_files(assignment):
-        secret = feedback.parent / "submission_secret.txt"
-        if not secret.is_file():
+        secret = secret_of(feedback.parent)
+        if secret is None:
             continue  # skipped by the release, and said so
-        page = released / f"{notebook_hash(secret=secret.read_text(), notebook_id=feedback.stem)}.html"
+        page = released / f"{notebook_hash(secret=secret, notebook_id=feedback.stem)}.html"
         try:
             student = pwd.getpwnam(feedback.parent.parent.name).pw_uid
         except KeyError:

@@ -15,6 +15,9 @@ state = Path(settings["state"])
 # Everything on this machine's loopback: the public proxy, its API and the hub's own API on three ports.
 port = settings["port"]
 c.JupyterHub.bind_url = f"http://127.0.0.1:{port}"
+# Each user's server on a host of its own (<user>.localhost, which browsers send to the loopback): a script a student's
+# server serves cannot act in the instructor's pages or a classmate's, as it could on one shared origin.
+c.JupyterHub.subdomain_host = settings["public_url"]
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{port + 1}"
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{port + 2}"
 c.ConfigurableHTTPProxy.command = [settings["proxy"]]
@@ -41,6 +44,7 @@ c.CourseSpawner.student_environment = settings["student_environment"]
 c.CourseSpawner.shared_paths = settings["shared_with_students"]
 c.CourseSpawner.student_file_mb = settings["student_file_mb"]
 c.CourseSpawner.student_processes = settings["student_processes"]
+c.CourseSpawner.student_memory_mb = settings["student_memory_mb"]
 
 if settings.get("service_token"):  # the tests' driver: start and stop servers without a browser
     c.JupyterHub.services = [{"name": "course-tests", "api_token": settings["service_token"]}]

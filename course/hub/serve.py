@@ -38,8 +38,10 @@ ROSTER = Path(os.environ.get("COURSE_ROSTER", paths.ROOT / "roster.csv"))
 INSTRUCTOR = "instructor"
 VENV = Path(sys.prefix)
 # What a student's server may use of the machine, so that one student cannot take the hub from the others: the
-# largest file it may write, and the most processes (threads included) of the account.
+# largest file it may write, its memory (with all it starts), and the most processes (threads included) of the
+# account.
 STUDENT_FILE_MB = int(os.environ.get("COURSE_HUB_FILE_MB", 1024))
+STUDENT_MEMORY_MB = int(os.environ.get("COURSE_HUB_MEMORY_MB", 4096))
 STUDENT_PROCESSES = 512
 COURSE_FOLDERS = ("submitted", "autograded", "feedback", "grades", "backups")  # made now, so they are made private
 CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
@@ -49,10 +51,18 @@ NO_NEWS = {"@jupyterlab/apputils-extension:announcements": True}
 STUDENT_LAB_PAGE = {"disabledExtensions": {**NO_NEWS, **{f"@jupyter/nbgrader:{name}": True
                                                          for name in ("formgrader", "create-assignment", "course-list")}}}
 INSTRUCTOR_LAB_PAGE = {"disabledExtensions": NO_NEWS}
+# Kernels talk to their server over unix sockets in the account's own runtime folder: a kernel's TCP ports on the
+# loopback would let any account of the machine subscribe to what it prints.
+PRIVATE_KERNELS = {"ServerKernelManager": {"transport": "ipc"}}
 STUDENT_SERVER = {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": False,
-                                                        "nbgrader.server_extensions.course_list": False}}}
+                                                        "nbgrader.server_extensions.course_list": False}},
+                  **PRIVATE_KERNELS}
 # JupyterHub's servers forbid framing; formgrader's tab in JupyterLab is a frame of the same origin.
-INSTRUCTOR_SERVER = {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}
+INSTRUCTOR_SERVER = {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}},
+                     **PRIVATE_KERNELS}
+# A student's server sees its own /tmp (course.hub.classes.own_namespaces): its kernels' sockets go there, under the
+# length a socket's path may have.
+STUDENT_RUNTIME = "/tmp/jupyter-runtime"
 
 
 def course_owner_problem() -> str | None:
@@ -100,9 +110,10 @@ def write_student_config() -> None:
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {paths.COURSE_ID!r}\n"
         f"c.Exchange.root = {str(paths.EXCHANGE)!r}\n"
-        "course_student_nbgrader.configure(c)\n")
+        "course_student_nbgrader.configure(c)\n"
+        "c.KernelManager.transport = 'ipc'  # Validate's kernel, as the server's (course.hub.serve)\n")
     write_json(STUDENT_CONFIG / "labconfig" / "page_config.json", STUDENT_LAB_PAGE)
-    write_json(STUDENT_CONFIG / "jupyter_server_config.d" / "nbgrader-students.json", STUDENT_SERVER)
+    write_json(STUDENT_CONFIG / "jupyter_server_config.json", STUDENT_SERVER)  # (a .d file would miss the kernels)
     (STUDENT_CONFIG / "migrated").touch()  # jupyter_core's mark that there is no IPython 3 config to move here
     for path in [STUDENT_CONFIG, *STUDENT_CONFIG.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
@@ -168,16 +179,18 @@ def prepare(port: int, service_token: str | None = None) -> dict:
                  f"above {VENV} and {paths.EXCHANGE} must be searchable by other accounts")
     instructor_env = {**paths.course_environment(paths.COURSE, paths.BUILD), "JUPYTER_CONFIG_DIR": str(INSTRUCTOR_CONFIG),
                       "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(paths.ROOT)}
+    # the owner's kernels' sockets: in its home, under the length a socket's path may have
+    instructor_env["JUPYTER_RUNTIME_DIR"] = str(Path(owner.owner_of_course().pw_dir) / ".jupyter-runtime")
     if "COURSE_ASSIGNMENTS_DIR" in os.environ:
         instructor_env["COURSE_ASSIGNMENTS_DIR"] = os.environ["COURSE_ASSIGNMENTS_DIR"]
-    settings = {"port": port, "state": str(STATE), "proxy": str(PROXY), "venv": str(VENV), "course": str(paths.COURSE),
+    settings = {"port": port, "public_url": f"http://localhost:{port}", "state": str(STATE), "proxy": str(PROXY), "venv": str(VENV), "course": str(paths.COURSE),
                 "repository": str(paths.ROOT),
                 "instructor": INSTRUCTOR, "owner": owner.owner_of_course().pw_name, "students": [s.account for s in students],
                 "instructor_environment": instructor_env,
-                "student_environment": {"JUPYTER_CONFIG_DIR": str(STUDENT_CONFIG),
+                "student_environment": {"JUPYTER_CONFIG_DIR": str(STUDENT_CONFIG), "JUPYTER_RUNTIME_DIR": STUDENT_RUNTIME,
                                         "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin"},
                 "shared_with_students": [str(path) for path in shared_with_students()],
-                "student_file_mb": STUDENT_FILE_MB, "student_processes": STUDENT_PROCESSES,
+                "student_file_mb": STUDENT_FILE_MB, "student_memory_mb": STUDENT_MEMORY_MB, "student_processes": STUDENT_PROCESSES,
                 "service_token": service_token}
     write_json(STATE / "settings.json", settings)
     passwords([INSTRUCTOR, *settings["students"]])
@@ -195,7 +208,7 @@ def start(settings: dict) -> subprocess.Popen:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and hub.poll() is None:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{settings['port']}/hub/api/", timeout=2)
+            urllib.request.urlopen(f"{settings['public_url']}/hub/api/", timeout=2)
             return hub
         except OSError:
             time.sleep(0.25)
@@ -218,7 +231,7 @@ def stop(hub: subprocess.Popen) -> None:
 def welcome(settings: dict) -> str:
     names = [settings["instructor"], *settings["students"]]
     secret = passwords(names)
-    lines = [f"The course's hub: http://127.0.0.1:{settings['port']}/", "",
+    lines = [f"The course's hub: {settings['public_url']}/", "",
              f"{'account':<24} password", *(f"{name:<24} {secret[name]}" for name in names), "",
              f"The instructor's server runs as {settings['owner']} in {settings['course']} (formgrader: the Formgrader "
              "tab); students have the Assignments tab. Ctrl-C stops the hub and every server."]
