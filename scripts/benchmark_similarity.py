@@ -31,8 +31,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"a class of {args.students} independent students and {args.copies} planted copies per assignment; "
           f"threshold {THRESHOLD:.0%}")
-    print(f"| assignment | planted flagged | independent flagged | lowest planted | highest independent | "
-          f"planted all ranked first | seconds |\n|---|---|---|---|---|---|---|")
+    print("| assignment | planted flagged | independent flagged | lowest planted | highest independent | "
+          "planted all ranked first | seconds |\n|---|---|---|---|---|---|---|")
     total = 0.0
     for assignment in paths.select_assignments(args.assignments):
         synthetic = planted_class(assignment, args.students, args.copies)

@@ -36,7 +36,6 @@ from bad_submissions import cell, hand_in, solution  # noqa: E402
 from helpers import ASSIGNMENT, FIXTURE_ASSIGNMENTS, course_env, paths_of, released_course  # noqa: E402
 from hostile_class import ATTACKS, attack_code  # noqa: E402
 
-from course import paths  # noqa: E402
 from course.checks import grade_cells  # noqa: E402
 from course.grader_accuracy import failed_checks  # noqa: E402
 from course.grading import sandbox  # noqa: E402
@@ -152,7 +151,7 @@ def hub(root: Path) -> dict[str, tuple[int, str]]:
             for step in ([nbgrader, "fetch_assignment", ASSIGNMENT],
                          ["sh", "-c", f"cat > {ASSIGNMENT}/{ASSIGNMENT}.ipynb"],
                          [nbgrader, "submit", ASSIGNMENT]):
-                done = as_account(name, "sh", "-c", f'cd && exec "$@"', "sh", *step, env=student_config,
+                done = as_account(name, "sh", "-c", 'cd && exec "$@"', "sh", *step, env=student_config,
                                   input=notebook if step[0] == "sh" else None)
                 assert done.returncode == 0, (name, step, done.stderr[-2000:])
         for command in (("course.hub.exchange", "collect", ASSIGNMENT), ("course.grading.batch", ASSIGNMENT, "--quiet"),

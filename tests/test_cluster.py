@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import NOTEBOOK, solution_with, write_link_to_solution
+from bad_submissions import solution_with, write_link_to_solution
 from course import paths
 from course.grading.sandbox import alive
 from course.grading.task import TASK_PREFIX, remove_stale_folders, task_folder_prefix
