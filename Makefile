@@ -89,8 +89,8 @@ browser-tools: ## install headless Chromium and chromedriver (the browser tests:
 	@{ command -v chromium && command -v chromedriver; } >/dev/null || \
 	  { apt-get update -qq && apt-get install -y -qq chromium chromium-driver; }
 
-autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandboxed probe, judge, nbgrader
-	$(PY) -m course.grading.batch $(ASSIGNMENT)
+autograde: $(STAMP) sandbox-tools ## grade every submission in submitted/: sandboxed probe, judge, nbgrader (REGRADE=1: also those graded before)
+	$(PY) -m course.grading.batch $(ASSIGNMENT) $(if $(REGRADE),--regrade)
 
 report: $(STAMP) ## print the class report of each assignment (with plots: grades/<assignment>/report.html, grades/index.html)
 	@cat grades/$(or $(ASSIGNMENT),*)/report.md

@@ -91,6 +91,18 @@ class Hub:
         """The hub's state folder (course.hub.serve's STATE in the scratch course): passwords, the hub's log."""
         return self.root / "build" / "hub" / "state"
 
+    def processes(self) -> list[int]:
+        """The processes the hub started (the hub, its proxy, the servers): their environment names its settings."""
+        mark = f"COURSE_HUB_SETTINGS={self.state / 'settings.json'}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and mark in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+        return found
+
     def password(self, account: str) -> str:
         return json.loads((self.state / "passwords.json").read_text())[account]
 

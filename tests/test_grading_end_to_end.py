@@ -290,3 +290,21 @@ def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_gra
     assert f"(Score: {FULL + 4}.0 / {FULL + 5}.0)" in html and html.count("Not graded yet") == 1
     assert len(list((course["root"] / "backups").glob("gradebook-*.db"))) >= 3
 
+
+
+def test_a_course_whose_assignment_is_not_in_the_gradebook_grades_nothing_and_blames_no_student(tmp_path,
+                                                                                                fixture_release):
+    """The course's own fault (the hub's steps once skipped the release that records the assignment): the batch
+    stops with a line that says what to run, and records no result for the student."""
+    root = tmp_path / "course"
+    copy_of_release(fixture_release, root)
+    (root / "gradebook.db").unlink()
+    with paths_of(root):
+        hand_in(root / "submitted" / "perfect" / ASSIGNMENT, sample_notebook(ASSIGNMENT, "perfect"))
+    result = subprocess.run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT], cwd=paths.ROOT,
+                            env=course_env(root), capture_output=True, text=True)
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        f"{ASSIGNMENT}: not released, or not recorded in the gradebook ({root / 'gradebook.db'}; nbgrader records an "
+        f"assignment when it releases it): run `make release ASSIGNMENT={ASSIGNMENT}` first"], result.stderr
+    assert not (root / "build" / "results" / ASSIGNMENT / "perfect.json").exists(), "no result is the student's"

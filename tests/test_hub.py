@@ -37,6 +37,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import requests
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -545,6 +546,22 @@ def test_stopping_a_students_server_ends_every_process_she_started_there(hub):
         time.sleep(0.5)
 
 
+def test_make_hub_again_while_it_runs_adds_a_new_student_who_logs_in_at_once_and_leaves_the_hub_running(hub, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text((paths.ROOT / "roster.csv").read_text().rstrip("\n") + "\ndmitri,Dmitri,Sokolov,dmitri@example.org\n")
+    running = sorted(hub.processes())
+    result = subprocess.run([sys.executable, "-m", "course.hub.serve"], cwd=paths.ROOT, timeout=120,
+                            env={**hub.env, "COURSE_ROSTER": str(roster)}, capture_output=True, text=True)
+    newcomer = f"{PREFIX}dmitri"
+    assert result.returncode == 0 and "was left running" in result.stdout and newcomer in result.stdout, result
+    assert set(running) <= set(hub.processes()), "nothing of the running hub stopped"
+    session = requests.Session()
+    session.get(f"{hub.url}/hub/login")
+    answer = session.post(f"{hub.url}/hub/login", allow_redirects=False, data={
+        "username": newcomer, "password": hub.password(newcomer), "_xsrf": session.cookies.get("_xsrf")})
+    assert answer.status_code == 302 and "login" not in answer.headers["Location"], (answer.status_code, answer.text)
+
+
 def test_hub_clean_removes_the_accounts_and_leaves_no_file_of_theirs_to_a_bare_uid(hub):
     """After make hub-clean, an account made later with a removed account's uid owns nothing in the exchange, nor in
     the machine's shared temporary folders."""
@@ -553,9 +570,12 @@ def test_hub_clean_removes_the_accounts_and_leaves_no_file_of_theirs_to_a_bare_u
     assert any(p.lstat().st_uid in uids for p in exchange.rglob("*")), "the students made files there"
     left = Path("/var/tmp") / f"{BOB}-left-this"
     assert as_account(BOB, "sh", "-c", f"mkdir {left} && touch {left}/file").returncode == 0
+    assert hub.processes()
+    (hub.state / "hub.pid").unlink()  # whatever happened before, everything the hub started stops
     result = subprocess.run([sys.executable, "-m", "course.hub.clean"], cwd=paths.ROOT, env=hub.env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+    assert hub.processes() == [] and "stopped the hub" in result.stdout, result.stdout
     assert [name for name in (ALICE, BOB) if name in {p.pw_name for p in pwd.getpwall()}] == []
     assert [p for p in exchange.rglob("*") if p.lstat().st_uid in uids] == []
     assert not left.exists(), "what bob left in /var/tmp went with his account"

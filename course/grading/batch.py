@@ -262,9 +262,11 @@ def main() -> None:
         sys.exit("bubblewrap (bwrap) is not installed, so student code cannot be isolated. Run "
                  "`make sandbox-tools` (apt-get install bubblewrap), or, on a machine that cannot run it, "
                  "set COURSE_SANDBOX=none to grade without isolation.")
+    assignments = paths.select_assignments(args.assignments)
+    if problems := [problem for assignment in assignments for problem in course_problems(assignment)]:
+        sys.exit("\n".join(problems))  # the course's own fault: nothing is graded, no student is blamed
     sandbox.remove_stale_cgroups()
     gradebook.backup("autograde")
-    assignments = paths.select_assignments(args.assignments)
     names = {assignment: students(assignment) for assignment in assignments}  # listed once, merged at the end
     selected = {assignment: selected_students(names[assignment], args.student) for assignment in assignments}
     to_grade = [(assignment, student) for assignment in assignments
@@ -287,6 +289,19 @@ def main() -> None:
         records, _ = merge(assignment, list(names[assignment]))
         print(f"merged {len(records)} records into {paths.grades_dir(assignment)}/: grades.csv, report.md, report.html")
     print(f"course page: {class_report.write_course_page()}")
+
+
+def course_problems(assignment: str) -> list[str]:
+    """What the course lacks to grade `assignment` (its own fault, which grading would otherwise record as every
+    student's), each said in a line with the command that mends it."""
+    problems = []
+    if not paths.source_notebook(assignment).is_file():
+        problems.append(f"{assignment}: no source notebook ({paths.source_notebook(assignment)}): run "
+                        f"`make source ASSIGNMENT={assignment}` first")
+    if not (paths.release_dir(assignment) / f"{assignment}.ipynb").is_file() or not gradebook.has_assignment(assignment):
+        problems.append(f"{assignment}: not released, or not recorded in the gradebook ({paths.GRADEBOOK}; nbgrader "
+                        f"records an assignment when it releases it): run `make release ASSIGNMENT={assignment}` first")
+    return problems
 
 
 def longest_first(submissions: list[tuple[str, str]]) -> list[tuple[str, str]]:

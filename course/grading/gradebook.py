@@ -22,6 +22,18 @@ from sqlalchemy.exc import SAWarning
 from course import paths
 
 
+def has_assignment(assignment: str) -> bool:
+    """Whether the gradebook records `assignment` (nbgrader does at release: course.release)."""
+    if not paths.GRADEBOOK.is_file():
+        return False
+    with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
+        try:
+            gb.find_assignment(assignment)
+            return True
+        except MissingEntry:
+            return False
+
+
 def store_points(assignment: str, student: str, points: dict[str, int]) -> None:
     """Set the auto score of each autograded cell of `points` (grade_id -> points), creating the submission if needed.
 

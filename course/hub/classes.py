@@ -22,6 +22,11 @@ class CoursePasswords(Authenticator):
     For a course on this machine: a real server uses an authenticator of its institution (LTI from the LMS, OAuth)."""
 
     passwords_file = Unicode(config=True, help="JSON {user: password}")
+    any_allow_config = True  # check_allowed below: the accounts make hub made, read at each login
+
+    def check_allowed(self, username, authentication=None):
+        """An account of the passwords file, so that a student `make hub` adds to a running hub can log in at once."""
+        return username in json.loads(Path(self.passwords_file).read_text())
 
     async def authenticate(self, handler, data):
         expected = json.loads(Path(self.passwords_file).read_text()).get(data["username"])
@@ -44,6 +49,7 @@ def own_namespaces(tmp: Path, shared: list[str]) -> list[str]:
             *[arg for path in under_tmp for arg in ("--bind", path, path)], "--"]
 
 
+HUB_MARK = "COURSE_HUB_SETTINGS"  # in the environment of the hub, its proxy and every server: its settings file
 MEMORY_CGROUPS = Path("/sys/fs/cgroup/memory")  # cgroup v1's memory controller, which root may write here
 
 
@@ -131,6 +137,7 @@ class CourseSpawner(LocalProcessSpawner):
         account = pwd.getpwnam(self.account)
         env.update(USER=account.pw_name, HOME=account.pw_dir, SHELL=account.pw_shell)
         env.update(self.instructor_environment if self.is_instructor else self.student_environment)
+        env[HUB_MARK] = os.environ[HUB_MARK]  # how make hub-clean finds every process this hub started
         if not self.is_instructor:  # JupyterLab keeps a student's layout and settings in their home, not in the
             lab = Path(account.pw_dir) / ".jupyter" / "lab"  # shared configuration folder they cannot write
             env.update(JUPYTERLAB_WORKSPACES_DIR=str(lab / "workspaces"), JUPYTERLAB_SETTINGS_DIR=str(lab / "user-settings"))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from course import paths
 from course.hub import accounts
-from course.hub.serve import HUB, STATE
+from course.hub.serve import CONFIG_FILE, HUB, STATE, hub_processes
 from course.permissions import give_to_root, remove_owned
 
 # Where any account may leave files (a student's own server has a /tmp and /dev/shm of its own, but a process the
@@ -28,23 +28,35 @@ SHARED_TEMPORARY = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
 
 
 def stop_running_hub() -> None:
-    """SIGTERM to a hub that `make hub` started and that still runs (it stops its servers and proxy)."""
-    pid_file = STATE / "hub.pid"
-    if not pid_file.exists():
+    """Stop everything the course's hub started, whatever happened before (a pid file removed, a second make hub):
+    SIGTERM to the hub (it stops its servers and its proxy), then SIGKILL to whatever of it is left."""
+    if not (running := hub_processes()):
         return
-    pid = int(pid_file.read_text())
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
+    for pid in running:
+        if _runs_hub(pid):
+            _signal(pid, signal.SIGTERM)
     for _ in range(120):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            print(f"stopped the hub (pid {pid})")
-            return
+        if not hub_processes():
+            break
         time.sleep(0.25)
-    os.killpg(pid, signal.SIGKILL)
+    for pid in hub_processes():
+        _signal(pid, signal.SIGKILL)
+    (STATE / "hub.pid").unlink(missing_ok=True)
+    print(f"stopped the hub and the {len(running)} processes it started")
+
+
+def _runs_hub(pid: int) -> bool:
+    try:
+        return str(CONFIG_FILE).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _signal(pid: int, signal_number: int) -> None:
+    try:
+        os.kill(pid, signal_number)
+    except ProcessLookupError:
+        pass
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.utils import notebook_hash
 
 from course import paths
-from course.grading import limits, untrusted
+from course.grading import gradebook, limits, untrusted
 from course.grading.untrusted import copy_owned_tree
 
 COMMANDS = {"release": "release_assignment", "collect": "collect", "feedback": "release_feedback"}
@@ -217,6 +217,11 @@ def main() -> None:
     os.chdir(paths.ROOT)  # nbgrader_config.py
     if problem := course_folder_problem():
         sys.exit(problem)
+    if args.command == "release" and not gradebook.has_assignment(args.assignment):
+        print(f"{args.assignment} is not in the gradebook yet: releasing it first (make release "
+              f"ASSIGNMENT={args.assignment}), so that it can be graded")
+        if subprocess.run([sys.executable, "-m", "course.release", args.assignment]).returncode:
+            sys.exit(f"the release of {args.assignment} failed (above): nothing was put in the exchange")
     command = [sys.executable, "-m", "course.grading.nbgrader_cli", COMMANDS[args.command], args.assignment]
     if args.command == "release":
         command.append("--force")  # a release folder edited after the first release replaces it

@@ -28,7 +28,6 @@ c.JupyterHub.cleanup_servers = True  # stopping the hub stops every server it st
 
 c.JupyterHub.authenticator_class = "course.hub.classes.CoursePasswords"
 c.CoursePasswords.passwords_file = str(state / "passwords.json")
-c.Authenticator.allowed_users = set(settings["students"]) | {settings["instructor"]}
 c.Authenticator.admin_users = {settings["instructor"]}
 
 c.JupyterHub.spawner_class = "course.hub.classes.CourseSpawner"

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from course import paths, student_nbgrader
 from course.permissions import share_only
-from course.hub import accounts, exchange, owner
+from course.hub import accounts, classes, exchange, owner
 
 HUB = paths.BUILD / "hub"
 STATE = HUB / "state"
@@ -197,6 +197,38 @@ def prepare(port: int, service_token: str | None = None) -> dict:
     return settings
 
 
+def hub_processes() -> list[int]:
+    """Every process the hub of this course started (the hub, its proxy, the servers): those whose environment names
+    its settings file (found even where a pid file is gone)."""
+    mark = f"{classes.HUB_MARK}={STATE / 'settings.json'}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def add_to_running_hub(pids: list[int]) -> None:
+    """`make hub` while the hub runs: the roster's new students get their accounts and passwords, and can log in at
+    once (the hub reads the passwords at each login); the running hub is left as it is."""
+    students = accounts.read_roster(ROSTER)
+    new = [s.account for s in students if s.account not in accounts.course_accounts()]
+    for account in new:
+        accounts.create_account(account)
+    secret = passwords([INSTRUCTOR, *(s.account for s in students)])
+    print(f"The course's hub already runs (its processes: {', '.join(map(str, sorted(pids)[:5]))}"
+          f"{', ...' if len(pids) > 5 else ''}), and was left running.")
+    if new:
+        print("New students of the roster, who can log in now:\n" + "\n".join(f"{name:<24} {secret[name]}"
+                                                                              for name in new))
+    else:
+        print(f"No new student in {ROSTER}. To restart the hub, press Ctrl-C where it runs (or run make hub-clean, "
+              "which also removes the accounts), then make hub.")
+
+
 def start(settings: dict) -> subprocess.Popen:
     """JupyterHub, in its own process group, logging to the state folder."""
     log = (STATE / "hub.log").open("ab")
@@ -242,6 +274,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("COURSE_HUB_PORT", 8000)))
     args = parser.parse_args()
+    if os.geteuid() == 0 and (running := hub_processes()):
+        add_to_running_hub(running)
+        return
     settings = prepare(args.port, os.environ.get("COURSE_HUB_SERVICE_TOKEN"))
     hub = start(settings)
     print(welcome(settings), flush=True)
