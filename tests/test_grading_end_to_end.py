@@ -177,8 +177,10 @@ def test_feedback_explains_lost_points_and_agrees_with_the_html(course):
     assert "Subtract the minimum" in feedback and "0 / 3" in feedback
     assert "&lt;max - min&gt;" in feedback and "<max - min>" not in feedback, "Markdown would swallow <...> as a tag"
     html = (course["root"] / "feedback" / "partial" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    assert "Autograded score: **12 / 15**" in feedback and "(Score: 12.0 / 15.0)" in html
-    assert html.count("Not graded yet: this answer (5 points)") == 2, "written answers are not 0 / 5"
+    assert "Autograded score: **12 / 15**" in feedback and "(Score: 12.0 / 25.0)" in html, "every student's maximum"
+    assert html.count("To be graded by hand: this answer (5 points)") == 2, "written answers are not 0 / 5"
+    blank = (course["root"] / "feedback" / "blank" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert "(Score: 0.0 / 25.0)" in blank, "the same maximum for an unanswered notebook"
     assert "CheckFailed: normalize" in html, "the judge's verdict is in its test cell"
 
 
@@ -287,7 +289,7 @@ def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_gra
     feedback = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / "feedback.md").read_text()
     assert "Written answers: **4 / 5** graded by hand so far; 5 points still to be graded by hand." in feedback
     html = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    assert f"(Score: {FULL + 4}.0 / {FULL + 5}.0)" in html and html.count("Not graded yet") == 1
+    assert f"(Score: {FULL + 4}.0 / {FULL + 10}.0)" in html and html.count("To be graded by hand") == 1
     assert len(list((course["root"] / "backups").glob("gradebook-*.db"))) >= 3
 
 

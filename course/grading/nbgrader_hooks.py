@@ -152,11 +152,8 @@ class TextOnly(NbGraderPreprocessor):
 
 
 class HoldUngradedAnswers(NbGraderPreprocessor):
-    """Feedback, after GetGrades: a written answer not graded yet shows as such, and is left out of the total.
-
-    nbgrader would show it as "0 / 5" and count its points in the maximum; the feedback then
-    says "36 / 50 so far" where feedback.md says "36 / 50, 15 points still to grade by hand".
-    """
+    """Feedback, after GetGrades: a written answer not graded yet shows as "to be graded by hand", not as nbgrader's
+    "0 / 5"; its points stay in the maximum, so every student's page has the same one (the assignment's)."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
         info = resources["nbgrader"]
@@ -168,9 +165,8 @@ class HoldUngradedAnswers(NbGraderPreprocessor):
                 grade = gb.find_grade(meta["grade_id"], info["notebook"], info["assignment"], info["student"])
                 if grade.manual_score is None and grade.auto_score is None:
                     meta["grade"] = False  # shown as an answer without a score
-                    meta["comment"] = (f"Not graded yet: this answer ({grade.max_score:g} points) is graded by hand; "
-                                       "its points are added to your score when it is.")
-                    info["max_score"] -= grade.max_score
+                    meta["comment"] = (f"To be graded by hand: this answer ({grade.max_score:g} points) is graded by "
+                                       "the instructor; its points are added to your score when it is.")
         return nb, resources
 
 
