@@ -49,11 +49,23 @@ def test_a_notebook_whose_visible_tests_pass_validates(notebooks, tmp_path):
     assert "Success! Your notebook passes all the tests." in validate(tmp_path, notebooks["solution"])
 
 
-def test_stubs_fail_validation_naming_each_stub_and_its_message(notebooks, tmp_path):
+def test_a_release_validates_with_its_unwritten_answers_first_and_knock_on_failures_said_so(notebooks, tmp_path):
+    printed = validate(tmp_path, sample_notebook(ASSIGNMENT, "blank"))
+    answers = [c.metadata["nbgrader"]["grade_id"] for c in sample_notebook(ASSIGNMENT, "blank").cells
+               if c.metadata.get("nbgrader", {}).get("solution")]
+    assert "VALIDATION FAILED" in printed and "Success!" not in printed
+    listed = printed.split("receive full credit.", 1)[1].split("=====", 1)[0].split()
+    assert " ".join(listed) == " ".join(f"{answer}: not written yet" for answer in answers), printed
+    assert "visible-square: assert square([1, 2])" in printed, "a failing cell by its first line"
+    assert "fails because answer-square above is not written yet" in printed
+    assert "def square(x):" not in printed and '"""Elementwise' not in printed.split("not written yet")[0], \
+        "no code before the list"
+
+
+def test_stubs_fail_validation_naming_each_stub(notebooks, tmp_path):
     printed = validate(tmp_path, notebooks["written answers only"])
     assert "VALIDATION FAILED" in printed and "Success!" not in printed
-    assert "NotImplementedError" in printed and "Write your solution here" in printed
-    assert "def square(x):" in printed, "the failing cell is shown"
+    assert "answer-square: not written yet" in printed and "reflection-hardest: not written yet" not in printed
 
 
 def test_a_failed_visible_test_fails_validation_with_its_cell_and_message(notebooks, tmp_path):
