@@ -184,6 +184,7 @@ def course_hub(prefix: str, roster: Path | None = None) -> Iterator[Hub]:
            **({"COURSE_ROSTER": str(roster)} if roster else {})}
     clean(env)  # accounts an interrupted run left (with what they fetched) would not start as a class starts
     released_course(root, env)
+    (root / "gradebook.db").unlink()  # as a fresh clone has it: source/ and release/ committed, no gradebook
     readable_code()
     run([sys.executable, "-m", "course.hub.owner", owner_name(env)], env)
     port = free_ports()

@@ -1,9 +1,11 @@
 """The course on a real JupyterHub (real Unix accounts, nbgrader's exchange, the course's own grading), in a real
 browser (headless Chromium driven by selenium), as a class uses it.
 
-A scratch course of the fixture assignment (with its own copy of the assignments folder, which students must not
+The steps of docs/hub_instructor.md, in its order, from a fresh clone: a scratch course of the fixture assignment (its
+source and release as a clone has them, no gradebook; its own copy of the assignments folder, which students must not
 read), owned by an account that is not root (`make course-owner`), served by `python -m course.hub.serve` (what `make
-hub` runs) with the sample roster's students under a test prefix. The instructor logs in and releases the fixture assignment from the Formgrader tab. alice logs in, fetches it
+hub` runs) with the sample roster's students under a test prefix. The instructor runs `make hub-release` (which
+releases the assignment first, recording it in the gradebook) and the Formgrader tab shows it released. alice logs in, fetches it
 from the Assignments tab, opens it in JupyterLab, pastes her answers into its cells through the editor, saves, runs
 every cell (the visible tests pass), validates with the Validate button and submits; the due date passes; bob logs
 in, fetches it, validates the blank release (Validate fails and says why) and submits it, late. The instructor
@@ -25,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime
+import json
 import pwd
 import re
 import shutil
@@ -208,11 +211,13 @@ def formgrader_row(page: Page):
 # ------------------------------------------------------------------ the loop
 
 
-def test_the_instructor_releases_the_assignment_from_the_formgrader_tab(hub):
+def test_the_instructor_releases_on_a_fresh_clone_as_the_hub_page_says_and_the_formgrader_tab_shows_it(hub):
+    """make hub-release on a course with no gradebook yet (a fresh clone): it releases the assignment first, which
+    records it in the gradebook (grading needs it), then puts it in the exchange."""
+    released = exchange_command(hub, "release")
+    assert released.returncode == 0, released.stderr
+    assert f"{ASSIGNMENT} is not in the gradebook yet: releasing it first" in released.stdout, released.stdout
     with browser(hub, "instructor") as page:
-        row = formgrader_row(page)
-        assert "draft" in row.find_element(By.CSS_SELECTOR, "td.status").text
-        row.find_element(By.CSS_SELECTOR, "td.release a").click()
         page.wait(lambda d: "released" in formgrader_row(page).find_element(By.CSS_SELECTOR, "td.status").text)
         page.driver.switch_to.default_content()
         page.shot("instructor-released")
@@ -378,7 +383,7 @@ def test_a_submission_of_links_fifos_and_hard_links_is_collected_without_them_an
     result = exchange_command(hub, "collect")
     assert result.returncode == 0, result.stderr
     collected = hub.root / "submitted" / BOB / ASSIGNMENT
-    assert sorted(p.name for p in collected.iterdir()) == [f"{ASSIGNMENT}.ipynb"]
+    assert sorted(p.name for p in collected.iterdir()) == sorted([f"{ASSIGNMENT}.ipynb", "timestamp.txt"])
     for told in ("checks.py (a symbolic link)", "shadow (a symbolic link)", "pipe (not a file or folder)",
                  "mine.txt (a hard link", "again.txt (a hard link"):
         assert told in result.stderr, result.stderr
@@ -403,6 +408,34 @@ def test_a_submission_its_student_made_unreadable_is_refused_and_said_whose_and_
     assert f"Refused {folder.name}, made by {BOB}: its owner made it unreadable" in result.stderr, result.stderr
     assert {s: (hub.root / "submitted" / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes()
             for s in (ALICE, BOB)} == before, "bob's earlier submission stays collected"
+
+
+def test_a_submission_with_a_forged_timestamp_or_deep_folders_stops_no_later_collect(hub):
+    """bob's own inbound folder holds a timestamp.txt no date has (nbgrader parses the collected one at each later
+    collect) and folders 40 deep: collect takes what it may, twice, and alice's submission stays collected."""
+    before = (hub.root / "submitted" / ALICE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes()
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = inbound(hub) / f"{BOB}+{ASSIGNMENT}+{stamp}+odd"
+    deep = "/".join(["d"] * 40)
+    planted = as_account(BOB, "sh", "-c", f"mkdir '{folder}' && cp /home/{BOB}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb "
+                         f"'{folder}/' && echo '2026-99-99 99:99:99' > '{folder}/timestamp.txt' && "
+                         f"mkdir -p '{folder}/{deep}'")
+    assert planted.returncode == 0, planted.stderr
+    for _ in range(2):
+        result = exchange_command(hub, "collect")
+        assert result.returncode == 0, result.stderr
+    assert "folders deeper than 16 are left out" in result.stderr or "No newer submission" in result.stderr
+    assert (hub.root / "submitted" / BOB / ASSIGNMENT / "timestamp.txt").read_text() == stamp, "the name's, not his"
+    assert (hub.root / "submitted" / ALICE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_bytes() == before
+
+
+@pytest.mark.parametrize("user", [ALICE, "instructor"])
+def test_no_server_offers_the_debugger_which_would_open_a_port_any_account_could_use(hub, user):
+    hub.start_server(user)
+    page = hub.request("GET", f"/user/{user}/lab").text
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page,
+                                  re.S)[1])
+    assert "@jupyterlab/debugger-extension" in config["disabledExtensions"], config["disabledExtensions"]
 
 
 def test_a_student_cannot_rename_a_classmates_submission_away(hub):

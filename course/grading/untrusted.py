@@ -61,9 +61,15 @@ def copy_owned_tree(source: Path, target: Path, owner: int, limit: int, ignored:
     return skipped
 
 
+MAX_DEPTH = 16  # folders in folders of a submission: deeper ones are left out (a student's could be thousands deep)
+
+
 def _copy_folder(folder: int, target: Path, owner: int, where: Path, budget: list[int], skipped: list[str],
                  ignored: tuple[str, ...]) -> None:
     target.mkdir(parents=True)
+    if len(where.parts) >= MAX_DEPTH:
+        skipped.append(f"{where} (folders deeper than {MAX_DEPTH} are left out)")
+        return
     for name in sorted(os.listdir(folder)):
         if any(fnmatch.fnmatch(name, pattern) for pattern in ignored):
             continue

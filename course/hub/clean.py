@@ -69,12 +69,17 @@ def main() -> None:
         accounts.remove_account(name)
         print(f"removed the account {name} and its home")
     # an account made later with one of their uids must find nothing of theirs
-    for shared in SHARED_TEMPORARY:
-        if gone := remove_owned(shared, removed):
-            print(f"removed {gone} entries of the removed accounts in {shared}")
-    if reclaimed := give_to_root(paths.EXCHANGE, removed):
-        print(f"gave root {reclaimed} entries of the removed accounts in the exchange (their submissions not yet "
-              "collected are refused by collect from now on: no account made them)")
+    try:
+        for shared in SHARED_TEMPORARY:
+            if gone := remove_owned(shared, removed):
+                print(f"removed {gone} entries of the removed accounts in {shared}")
+        if reclaimed := give_to_root(paths.EXCHANGE, removed):
+            print(f"gave root {reclaimed} entries of the removed accounts in the exchange (their submissions not yet "
+                  "collected are refused by collect from now on: no account made them)")
+    except RecursionError:
+        sys.exit(f"a folder in {paths.EXCHANGE} or a temporary folder is nested too deep to walk (an account made it "
+                 "so): find it (find <folder> -mindepth 200 -type d | head) and remove it with rm -rf, then run "
+                 "make hub-clean again")
     accounts.remove_group()
     if HUB.exists():
         shutil.rmtree(HUB)

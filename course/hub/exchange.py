@@ -191,10 +191,13 @@ class OwnerCheckedCollect(ExchangeCollect):
         try:
             skipped = copy_owned_tree(Path(src), Path(dest), owner, limits.SUBMISSION_MB * 2**20,
                                       tuple(self.coursedir.ignore))
-        except OSError as error:  # changed since it was listed: gone, swapped, made unreadable
+        except Exception as error:  # changed since it was listed (gone, swapped, unreadable), or odd in a new way
             self.log.error("Not collected: %s, made by %s (%s)", os.path.basename(src), made_by(src),
-                           error.strerror or error)
+                           getattr(error, "strerror", None) or error)
             return
+        # nbgrader reads the timestamp of what it collected at every later collect: the one collect checked (the
+        # folder's name), not a file the student could have written
+        (Path(dest) / "timestamp.txt").write_text(os.path.basename(src).rsplit("+", 3)[2])  # as nbgrader reads names
         for entry in skipped:
             self.log.error("Left out of %s's submission: %s", made_by(src), untrusted.quoted(entry, 200))
 

@@ -45,8 +45,10 @@ STUDENT_MEMORY_MB = int(os.environ.get("COURSE_HUB_MEMORY_MB", 4096))
 STUDENT_PROCESSES = 512
 COURSE_FOLDERS = ("submitted", "autograded", "feedback", "grades", "backups")  # made now, so they are made private
 CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
-# JupyterLab's news from the internet: off for everyone (nothing is fetched from outside while the course runs).
-NO_NEWS = {"@jupyterlab/apputils-extension:announcements": True}
+# JupyterLab's news from the internet: off for everyone (nothing is fetched from outside while the course runs). Its
+# debugger too: it makes the kernel listen with debugpy on a loopback TCP port, without authentication, which any
+# account of the machine could then use to run code as the kernel's user.
+NO_NEWS = {"@jupyterlab/apputils-extension:announcements": True, "@jupyterlab/debugger-extension": True}
 # The students' servers: nbgrader's Assignments tab, not formgrader, the assignment creator or the course list.
 STUDENT_LAB_PAGE = {"disabledExtensions": {**NO_NEWS, **{f"@jupyter/nbgrader:{name}": True
                                                          for name in ("formgrader", "create-assignment", "course-list")}}}
