@@ -459,6 +459,12 @@ def test_feedback_still_reaches_the_class_when_a_submission_has_no_secret_and_th
         result.stderr
 
 
+def test_return_feedback_before_grading_says_what_to_run(hub):
+    result = subprocess.run([sys.executable, "-m", "course.hub.exchange", "feedback", "later"], cwd=paths.ROOT,
+                            env=hub.env, capture_output=True, text=True)
+    assert result.returncode != 0 and "run make autograde ASSIGNMENT=later first" in result.stderr, result
+
+
 @pytest.mark.parametrize("squat", ["mkdir {}", "ln -s /tmp {}"], ids=["folder", "link"])
 def test_a_course_folder_a_student_made_first_is_refused_and_said_whose(hub, tmp_path, squat):
     build = tmp_path / "build"

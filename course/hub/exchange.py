@@ -220,6 +220,9 @@ def main() -> None:
     os.chdir(paths.ROOT)  # nbgrader_config.py
     if problem := course_folder_problem():
         sys.exit(problem)
+    if args.command == "feedback" and not feedback_files(args.assignment):
+        sys.exit(f"no feedback of {args.assignment} in {paths.COURSE / 'feedback'} to return: run make autograde "
+                 f"ASSIGNMENT={args.assignment} first")
     if args.command == "release" and not gradebook.has_assignment(args.assignment):
         print(f"{args.assignment} is not in the gradebook yet: releasing it first (make release "
               f"ASSIGNMENT={args.assignment}), so that it can be graded")
