@@ -22,6 +22,7 @@ import requests
 import websocket
 
 from course import paths
+from course.hub.serve import hub_processes
 from course.permissions import make_passable, make_readable
 from helpers import FIXTURE_ASSIGNMENTS, course_env, released_course, run
 
@@ -92,16 +93,8 @@ class Hub:
         return self.root / "build" / "hub" / "state"
 
     def processes(self) -> list[int]:
-        """The processes the hub started (the hub, its proxy, the servers): their environment names its settings."""
-        mark = f"COURSE_HUB_SETTINGS={self.state / 'settings.json'}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            try:
-                if entry.name.isdigit() and mark in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-        return found
+        """The processes the hub started (the hub, its proxy, the servers)."""
+        return hub_processes(self.state / "settings.json")
 
     def password(self, account: str) -> str:
         return json.loads((self.state / "passwords.json").read_text())[account]

@@ -199,10 +199,10 @@ def prepare(port: int, service_token: str | None = None) -> dict:
     return settings
 
 
-def hub_processes() -> list[int]:
-    """Every process the hub of this course started (the hub, its proxy, the servers): those whose environment names
-    its settings file (found even where a pid file is gone)."""
-    mark = f"{classes.HUB_MARK}={STATE / 'settings.json'}".encode()
+def hub_processes(settings: Path = STATE / "settings.json") -> list[int]:
+    """Every process the hub of this course (of its `settings` file) started: the hub, its proxy, the servers; those
+    whose environment names that file (found even where a pid file is gone)."""
+    mark = f"{classes.HUB_MARK}={settings}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         try:
