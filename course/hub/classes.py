@@ -24,12 +24,16 @@ class CoursePasswords(Authenticator):
     passwords_file = Unicode(config=True, help="JSON {user: password}")
     any_allow_config = True  # check_allowed below: the accounts make hub made, read at each login
 
+    def passwords(self) -> dict[str, str]:
+        """The passwords file, read at each use: make hub adds to it while the hub runs."""
+        return json.loads(Path(self.passwords_file).read_text())
+
     def check_allowed(self, username, authentication=None):
         """An account of the passwords file, so that a student `make hub` adds to a running hub can log in at once."""
-        return username in json.loads(Path(self.passwords_file).read_text())
+        return username in self.passwords()
 
     async def authenticate(self, handler, data):
-        expected = json.loads(Path(self.passwords_file).read_text()).get(data["username"])
+        expected = self.passwords().get(data["username"])
         if expected is not None and hmac.compare_digest(expected.encode(), data["password"].encode()):
             return data["username"]
         return None
@@ -39,9 +43,9 @@ def own_namespaces(tmp: Path, shared: list[str]) -> list[str]:
     """The command prefix that puts a student's server, and all it starts, in namespaces of its own (bubblewrap, run
     as the student: an unprivileged user namespace): its own pid namespace with its own /proc (the student sees no
     other account's processes, and nothing the server starts outlives it), its own System V IPC, its own /dev
-    (a private /dev/shm) and `tmp` (a folder of the student's home) as /tmp and /var/tmp. The rest of the machine is seen as
-    the account sees it outside, the network too (the proxy reaches the server on the loopback), and the `shared`
-    paths (the venv, the exchange, the students' configuration) where they are, even under /tmp."""
+    (a private /dev/shm) and `tmp` (a folder of the student's home) as /tmp and /var/tmp. The rest of the machine is
+    seen as the account sees it outside, the network too (the proxy reaches the server on the loopback), and the
+    `shared` paths (the venv, the exchange, the students' configuration) where they are, even under /tmp."""
     under_tmp = [path for path in shared if Path(path).is_relative_to("/tmp")]
     return [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
             "--bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp", "--bind", str(tmp),
@@ -55,9 +59,9 @@ MEMORY_CGROUPS = Path("/sys/fs/cgroup/memory")  # cgroup v1's memory controller,
 
 class CourseSpawner(LocalProcessSpawner):
     """Students' servers run as their own Unix accounts, each in namespaces of its own (`own_namespaces`), with a
-    limit on its memory, on the size of a file and on the account's processes. The instructor's runs as the account that owns the
-    course directory (nbgrader's course directory is its instructor's own; never root: course.hub.serve refuses it),
-    in the repository, so that formgrader and nbgrader's commands read the course's nbgrader_config.py."""
+    limit on its memory, on the size of a file and on the account's processes. The instructor's runs as the account
+    that owns the course directory (nbgrader's course directory is its instructor's own; never root: course.hub.serve
+    refuses it), in the repository, so that formgrader and nbgrader's commands read the course's nbgrader_config.py."""
 
     instructor = Unicode(config=True, help="the instructor's hub user")
     owner = Unicode(config=True, help="the Unix account that owns the course directory")
@@ -166,6 +170,6 @@ class CourseSpawner(LocalProcessSpawner):
     async def start(self):
         if self.is_instructor:
             self.popen_kwargs = {**self.popen_kwargs, "cwd": self.repository}
-        self.cmd = self.server_command if self.is_instructor else [*own_namespaces(self.private_tmp, self.shared_paths),
-                                                                      *self.server_command]
+        self.cmd = (self.server_command if self.is_instructor else
+                    [*own_namespaces(self.private_tmp, self.shared_paths), *self.server_command])
         return await super().start()

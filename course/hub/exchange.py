@@ -31,6 +31,7 @@ from nbgrader.utils import notebook_hash
 
 from course import paths
 from course.grading import gradebook, limits, untrusted
+from course.hub import owner
 from course.grading.untrusted import copy_owned_tree
 
 COMMANDS = {"release": "release_assignment", "collect": "collect", "feedback": "release_feedback"}
@@ -205,8 +206,7 @@ class OwnerCheckedCollect(ExchangeCollect):
 def as_course_owner() -> dict:
     """subprocess's arguments that run a command as the course directory's owner, where root runs this on a course
     another account owns (nbgrader's exchange works only in folders its user owns); none otherwise."""
-    info = paths.COURSE.stat()
-    if os.geteuid() != 0 or info.st_uid == 0:
+    if (info := owner.another_owner()) is None:
         return {}
     return {"user": info.st_uid, "group": info.st_gid, "extra_groups": [],
             "env": {**os.environ, "HOME": pwd.getpwuid(info.st_uid).pw_dir}}

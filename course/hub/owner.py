@@ -36,17 +36,23 @@ def owner_of_course() -> pwd.struct_passwd | None:
         return None
 
 
-def hand_back() -> int:
-    """Where root runs a course command on a course directory that another account owns: give that account what root
-    made in it (walked by descriptor, no link followed), so that the owner's formgrader reads and writes it (the
-    gradebook above all). Nothing where root owns the course (the usual case off a hub). The number of entries given."""
+def another_owner() -> os.stat_result | None:
+    """The course directory's status where root runs this on a course another account owns (a hub's course), else
+    None (the usual case off a hub: root owns the course)."""
     if os.geteuid() != 0:
-        return 0
+        return None
     try:
         info = paths.COURSE.stat()
     except OSError:
-        return 0
-    if info.st_uid == 0:
+        return None
+    return info if info.st_uid != 0 else None
+
+
+def hand_back() -> int:
+    """Where root runs a course command on a course directory that another account owns: give that account what root
+    made in it (walked by descriptor, no link followed), so that the owner's formgrader reads and writes it (the
+    gradebook above all). The number of entries given."""
+    if (info := another_owner()) is None:
         return 0
     return give(paths.COURSE, info.st_uid, info.st_gid, owners={0}, skip=kept_areas())
 

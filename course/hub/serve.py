@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -48,11 +49,12 @@ CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
 # JupyterLab's news from the internet: off for everyone (nothing is fetched from outside while the course runs). Its
 # debugger too: it makes the kernel listen with debugpy on a loopback TCP port, without authentication, which any
 # account of the machine could then use to run code as the kernel's user.
-NO_NEWS = {"@jupyterlab/apputils-extension:announcements": True, "@jupyterlab/debugger-extension": True}
+OFF_FOR_EVERYONE = {"@jupyterlab/apputils-extension:announcements": True,
+           "@jupyterlab/debugger-extension": True}
 # The students' servers: nbgrader's Assignments tab, not formgrader, the assignment creator or the course list.
-STUDENT_LAB_PAGE = {"disabledExtensions": {**NO_NEWS, **{f"@jupyter/nbgrader:{name}": True
+STUDENT_LAB_PAGE = {"disabledExtensions": {**OFF_FOR_EVERYONE, **{f"@jupyter/nbgrader:{name}": True
                                                          for name in ("formgrader", "create-assignment", "course-list")}}}
-INSTRUCTOR_LAB_PAGE = {"disabledExtensions": NO_NEWS}
+INSTRUCTOR_LAB_PAGE = {"disabledExtensions": OFF_FOR_EVERYONE}
 # Kernels talk to their server over unix sockets in the account's own runtime folder: a kernel's TCP ports on the
 # loopback would let any account of the machine subscribe to what it prints.
 PRIVATE_KERNELS = {"ServerKernelManager": {"transport": "ipc"}}
@@ -67,22 +69,19 @@ INSTRUCTOR_SERVER = {"ServerApp": {"tornado_settings": {"headers": {"Content-Sec
 STUDENT_RUNTIME = "/tmp/jupyter-runtime"
 
 
-def course_owner_problem() -> str | None:
-    """Why the instructor's server cannot run as the course directory's owner (root, or an account that cannot read
-    the repository), or None."""
-    account = owner.owner_of_course()
+def course_owner_problem(account: pwd.struct_passwd | None) -> str | None:
+    """Why the instructor's server cannot run as the course directory's owner `account` (root, no account, or one
+    that cannot read the repository), or None."""
     if account is None or account.pw_uid == 0:
         whose = "root's" if account else "no account's"
         return (f"The course directory {paths.COURSE} is {whose}, and the instructor's JupyterLab runs as the course's "
                 "owner: give the course an owner that is not root first, as root: make course-owner OWNER=teacher "
                 "(docs/hub_instructor.md)")
     config = paths.ROOT / "nbgrader_config.py"
-    probe = f"import course.paths; open({str(config)!r}).read()"
-    result = subprocess.run(["runuser", "-u", account.pw_name, "--", str(VENV / "bin" / "python"), "-c", probe],
-                            capture_output=True, text=True, cwd="/", env={**os.environ, "PYTHONPATH": str(paths.ROOT)})
-    if result.returncode:
-        return (f"the course's owner {account.pw_name} cannot read the course's code ({result.stderr.strip()[-300:]}): "
-                f"{paths.ROOT}, its nbgrader_config.py and course/ must be readable by it")
+    if problem := fails_as(account.pw_name, f"import course.paths; open({str(config)!r}).read()",
+                           {"PYTHONPATH": str(paths.ROOT)}):
+        return (f"the course's owner {account.pw_name} cannot read the course's code ({problem}): {paths.ROOT}, its "
+                "nbgrader_config.py and course/ must be readable by it")
     return None
 
 
@@ -145,13 +144,17 @@ def shared_with_students() -> list[Path]:
     return [VENV, paths.EXCHANGE, STUDENT_CONFIG]
 
 
+def fails_as(account: str, code: str, env: dict[str, str] | None = None) -> str | None:
+    """The last line of the error of the venv's Python running `code` as `account` (with `env`), or None if it ran."""
+    result = subprocess.run(["runuser", "-u", account, "--", str(VENV / "bin" / "python"), "-c", code],
+                            capture_output=True, text=True, cwd="/", env={**os.environ, **(env or {})})
+    return None if result.returncode == 0 else (result.stderr.strip().splitlines() or ["(no message)"])[-1]
+
+
 def unreachable(account: str) -> str | None:
     """What a student's server could not do as `account` (run the venv's nbgrader, list the exchange), or None."""
-    probe = (f"import nbgrader, os; os.listdir({str(paths.EXCHANGE)!r}); "
-             f"open({str(STUDENT_CONFIG / 'nbgrader_config.py')!r}).read()")
-    result = subprocess.run(["runuser", "-u", account, "--", str(VENV / "bin" / "python"), "-c", probe],
-                            capture_output=True, text=True, cwd="/")
-    return None if result.returncode == 0 else result.stderr.strip().splitlines()[-1]
+    return fails_as(account, f"import nbgrader, os; os.listdir({str(paths.EXCHANGE)!r}); "
+                             f"open({str(STUDENT_CONFIG / 'nbgrader_config.py')!r}).read()")
 
 
 def prepare(port: int, service_token: str | None = None) -> dict:
@@ -160,7 +163,8 @@ def prepare(port: int, service_token: str | None = None) -> dict:
         sys.exit("make hub creates the students' Unix accounts: run it as root")
     if not PROXY.exists():
         sys.exit(f"configurable-http-proxy is missing ({PROXY}): `make hub` installs it")
-    if problem := course_owner_problem():
+    course_owner = owner.owner_of_course()
+    if problem := course_owner_problem(course_owner):
         sys.exit(problem)
     students = accounts.read_roster(ROSTER)
     for student in students:
@@ -182,18 +186,19 @@ def prepare(port: int, service_token: str | None = None) -> dict:
     instructor_env = {**paths.course_environment(paths.COURSE, paths.BUILD), "JUPYTER_CONFIG_DIR": str(INSTRUCTOR_CONFIG),
                       "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(paths.ROOT)}
     # the owner's kernels' sockets: in its home, under the length a socket's path may have
-    instructor_env["JUPYTER_RUNTIME_DIR"] = str(Path(owner.owner_of_course().pw_dir) / ".jupyter-runtime")
+    instructor_env["JUPYTER_RUNTIME_DIR"] = str(Path(course_owner.pw_dir) / ".jupyter-runtime")
     if "COURSE_ASSIGNMENTS_DIR" in os.environ:
         instructor_env["COURSE_ASSIGNMENTS_DIR"] = os.environ["COURSE_ASSIGNMENTS_DIR"]
-    settings = {"port": port, "public_url": f"http://localhost:{port}", "state": str(STATE), "proxy": str(PROXY), "venv": str(VENV), "course": str(paths.COURSE),
-                "repository": str(paths.ROOT),
-                "instructor": INSTRUCTOR, "owner": owner.owner_of_course().pw_name, "students": [s.account for s in students],
+    settings = {"port": port, "public_url": f"http://localhost:{port}", "state": str(STATE), "proxy": str(PROXY),
+                "venv": str(VENV), "course": str(paths.COURSE), "repository": str(paths.ROOT),
+                "instructor": INSTRUCTOR, "owner": course_owner.pw_name, "students": [s.account for s in students],
                 "instructor_environment": instructor_env,
-                "student_environment": {"JUPYTER_CONFIG_DIR": str(STUDENT_CONFIG), "JUPYTER_RUNTIME_DIR": STUDENT_RUNTIME,
+                "student_environment": {"JUPYTER_CONFIG_DIR": str(STUDENT_CONFIG),
+                                        "JUPYTER_RUNTIME_DIR": STUDENT_RUNTIME,
                                         "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin"},
                 "shared_with_students": [str(path) for path in shared_with_students()],
-                "student_file_mb": STUDENT_FILE_MB, "student_memory_mb": STUDENT_MEMORY_MB, "student_processes": STUDENT_PROCESSES,
-                "service_token": service_token}
+                "student_file_mb": STUDENT_FILE_MB, "student_memory_mb": STUDENT_MEMORY_MB,
+                "student_processes": STUDENT_PROCESSES, "service_token": service_token}
     write_json(STATE / "settings.json", settings)
     passwords([INSTRUCTOR, *settings["students"]])
     return settings
