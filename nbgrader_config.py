@@ -15,11 +15,10 @@ c.CourseDirectory.db_url = paths.GRADEBOOK_URL
 # Files that never belong in a release or a graded copy.
 c.CourseDirectory.ignore = list(paths.IGNORED_FILES)
 
-# Release: stubs that fail loudly instead of returning None.
-c.ClearSolutions.code_stub = {
-    "python": '# YOUR CODE HERE\nraise NotImplementedError("Write your solution here, then re-run this cell.")'
-}
-c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+# Release: stubs that fail loudly instead of returning None (students' Validate recognises them).
+from course import student_nbgrader  # noqa: E402
+c.ClearSolutions.code_stub = {"python": student_nbgrader.CODE_STUB}
+c.ClearSolutions.text_stub = student_nbgrader.TEXT_STUB
 
 # Grading (course.grading.grade_one starts it; formgrader's Autograde button is refused):
 # mend what makes nbgrader give up on a whole notebook (stripped or duplicated metadata),
@@ -52,7 +51,6 @@ c.ExchangeFactory.release_assignment = "course.hub.exchange.GroupInboundRelease"
 c.ExchangeFactory.collect = "course.hub.exchange.OwnerCheckedCollect"
 c.ExchangeFactory.release_feedback = "course.hub.exchange.SkippingFeedbackRelease"
 # What students run: Validate fails on a stub, an error or a failed visible test; Submit keeps a submission private.
-from course import student_nbgrader  # noqa: E402
 student_nbgrader.configure(c)
 # Feedback HTML: the gradebook's points, outputs (the judge's verdict in each test cell), and written
 # answers not graded yet shown as such.

@@ -30,7 +30,9 @@ from nbgrader.validator import Validator
 NBGRADERS_CELL_HOOK = Execute.on_cell_executed
 NBGRADERS_VALIDATE = Validator.validate
 NBGRADERS_PRINT_ERROR = Validator._print_error
-STUB = "Write your solution here"  # in the message of every code stub of a release (nbgrader_config.py)
+# The release's stubs (nbgrader_config.py gives them to nbgrader's ClearSolutions): every code stub raises with STUB.
+STUB = "Write your solution here"
+CODE_STUB = f'# YOUR CODE HERE\nraise NotImplementedError("{STUB}, then re-run this cell.")'
 TEXT_STUB = "YOUR ANSWER HERE"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ERROR_LINES = 4  # of a traceback, the last ones: where it was raised, and the error

@@ -49,11 +49,10 @@ CONFIG_FILE = Path(__file__).with_name("jupyterhub_config.py")
 # JupyterLab's news from the internet: off for everyone (nothing is fetched from outside while the course runs). Its
 # debugger too: it makes the kernel listen with debugpy on a loopback TCP port, without authentication, which any
 # account of the machine could then use to run code as the kernel's user.
-OFF_FOR_EVERYONE = {"@jupyterlab/apputils-extension:announcements": True,
-           "@jupyterlab/debugger-extension": True}
+OFF_FOR_EVERYONE = {"@jupyterlab/apputils-extension:announcements": True, "@jupyterlab/debugger-extension": True}
 # The students' servers: nbgrader's Assignments tab, not formgrader, the assignment creator or the course list.
-STUDENT_LAB_PAGE = {"disabledExtensions": {**OFF_FOR_EVERYONE, **{f"@jupyter/nbgrader:{name}": True
-                                                         for name in ("formgrader", "create-assignment", "course-list")}}}
+STUDENT_LAB_PAGE = {"disabledExtensions": {**OFF_FOR_EVERYONE, **{
+    f"@jupyter/nbgrader:{name}": True for name in ("formgrader", "create-assignment", "course-list")}}}
 INSTRUCTOR_LAB_PAGE = {"disabledExtensions": OFF_FOR_EVERYONE}
 # Kernels talk to their server over unix sockets in the account's own runtime folder: a kernel's TCP ports on the
 # loopback would let any account of the machine subscribe to what it prints.
