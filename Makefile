@@ -126,8 +126,9 @@ gradescope: $(STAMP) ## build/gradescope/ASSIGNMENT.zip, the assignment's Grades
 	@test -n "$(ASSIGNMENT)" || { echo "name the assignment: make gradescope ASSIGNMENT=<name>" >&2; exit 2; }
 	$(PY) -m course.gradescope.build $(ASSIGNMENT) --hidden-checks $(HIDDEN_CHECKS)
 
-formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:8888/formgrader to grade written answers (Ctrl-C stops it)
-	$(PY) -m course.formgrader
+FORMGRADER_PORT ?= 8888
+formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:FORMGRADER_PORT/formgrader (8888) to grade written answers (Ctrl-C stops it)
+	$(PY) -m course.formgrader --port $(FORMGRADER_PORT)
 
 grader-report: $(STAMP) ## mutants caught and diagnosed, alternatives accepted, per piece
 	$(PY) -m course.grader_accuracy $(ASSIGNMENT)

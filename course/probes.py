@@ -62,8 +62,23 @@ def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tu
     """
     submitted = copy.deepcopy(submitted)
     repair(submitted, notebook_cache.shared(paths.release_dir(assignment) / f"{assignment}.ipynb"))
-    answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source
-               for cell in submitted.cells if cell.cell_type == "code" and "nbgrader" in cell.metadata}
+    return program_with(assignment, answers_of(submitted))
+
+
+def solution_program(assignment: str) -> list[tuple[str, str]]:
+    """The instructor notebook's own code a probe needs (its given definitions and its solutions), as
+    graded_program gives a submission's. It needs no release: `make reference` runs before `make release`."""
+    return program_with(assignment, answers_of(notebook_cache.shared(paths.source_notebook(assignment))))
+
+
+def answers_of(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    """The source of each code cell nbgrader knows, by grade_id."""
+    return {cell.metadata["nbgrader"]["grade_id"]: cell.source
+            for cell in notebook.cells if cell.cell_type == "code" and "nbgrader" in cell.metadata}
+
+
+def program_with(assignment: str, answers: dict[str, str]) -> list[tuple[str, str]]:
+    """The instructor notebook's given definition cells, and `answers` (by grade_id) in its answer cells' places."""
     program = []
     for cell in notebook_cache.shared(paths.source_notebook(assignment)).cells:
         meta = cell.metadata.get("nbgrader", {})

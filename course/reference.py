@@ -11,17 +11,15 @@ from __future__ import annotations
 import argparse
 import io
 
-import nbformat
 import numpy as np
 
 from course import paths
-from course.probes import execute_program, graded_program, load_probes, run_probes
+from course.probes import execute_program, load_probes, run_probes, solution_program
 
 
 def solution_outputs(assignment: str) -> dict[str, np.ndarray]:
     """Every probe's outputs on the instructor solution, keyed 'check_id/output'."""
-    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
-    ns, errors = execute_program(graded_program(assignment, source), paths.source_dir(assignment))
+    ns, errors = execute_program(solution_program(assignment), paths.source_dir(assignment))
     if errors:
         raise RuntimeError(f"the instructor solution failed to run: {errors}")
     outputs, probe_errors = run_probes(load_probes(assignment), ns)

@@ -8,9 +8,12 @@ import itertools
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +26,7 @@ from course import checks, paths
 from course.grader_accuracy import Figures, corpora, evaluate_corpora
 from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
-from course.probes import execute_program, graded_program
+from course.probes import execute_program, solution_program
 from course.reference import solution_outputs
 from course.samples import sample_notebook
 
@@ -53,6 +56,54 @@ def chromium() -> Iterator[object]:
             yield driver
         finally:
             driver.quit()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_formgrader(url: str, seconds: float = 60) -> None:
+    """Wait until the formgrader at `url` (http://127.0.0.1:PORT) answers."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/formgrader", timeout=5)
+            return
+        except OSError:
+            assert time.monotonic() < deadline, f"formgrader never answered at {url}"
+            time.sleep(0.5)
+
+
+def page_text(browser, url: str) -> str:
+    """The visible text of a formgrader page once its tables have loaded."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(url)
+    body = browser.find_element(By.TAG_NAME, "body")
+    WebDriverWait(browser, 30).until(lambda _: "Loading, please wait" not in body.text)
+    return body.text
+
+
+def give_points_in_formgrader(browser, url: str, student: str, answer_id: str, points: int) -> None:
+    """In the formgrader at `url`, as an instructor does: open `student`'s submission of ASSIGNMENT, type `points`
+    for the written answer `answer_id`, and wait until the course's gradebook (course.paths) holds them."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from course.grading.gradebook import hand_scores
+
+    page_text(browser, f"{url}/formgrader/manage_students/{student}/{ASSIGNMENT}")
+    browser.find_element(By.CSS_SELECTOR, "a[href*='/formgrader/submissions/']").click()
+    score = browser.find_element(By.CSS_SELECTOR, f"div.nbgrader_cell input.score#{answer_id}")
+    score.clear()
+    score.send_keys(str(points), Keys.TAB)  # formgrader saves on change
+    deadline = time.monotonic() + 30
+    while hand_scores(ASSIGNMENT, [answer_id]).get(student, {}).get(answer_id) != points:
+        assert time.monotonic() < deadline, "the score typed in formgrader never reached the gradebook"
+        time.sleep(0.5)
 
 
 def nbgrader(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -199,8 +250,7 @@ def every_set_figures(assignment: str) -> dict[str, Figures]:
 
 def solution_namespace(assignment: str) -> dict:
     """The namespace of the instructor notebook's definitions (its given and answer cells), run here."""
-    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
-    ns, errors = execute_program(graded_program(assignment, source), paths.source_dir(assignment))
+    ns, errors = execute_program(solution_program(assignment), paths.source_dir(assignment))
     assert not errors, errors
     return ns
 

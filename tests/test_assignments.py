@@ -296,9 +296,9 @@ def test_submission_log_of_the_solution_records_every_visible_probe(assignment, 
     sys.path.insert(0, str(paths.source_dir(assignment)))
     try:
         import submission_log
-        from course.probes import execute_program, graded_program
+        from course.probes import execute_program, solution_program
 
-        ns, errors = execute_program(graded_program(assignment, source_nb(assignment)), paths.source_dir(assignment))
+        ns, errors = execute_program(solution_program(assignment), paths.source_dir(assignment))
         log = submission_log.write_submission_log(ns, {"score": None}, tmp_path / "log.json")
     finally:
         sys.path.remove(str(paths.source_dir(assignment)))

@@ -10,11 +10,9 @@ puts them in the course-wide CSV and the student's feedback.
 from __future__ import annotations
 
 import csv
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +20,8 @@ import pytest
 
 from bad_submissions import FULL, cell, hand_in, solution
 from course.samples import sample_notebook
-from helpers import ASSIGNMENT, copy_of_release, course_env, needs_browser, paths_of, run
+from helpers import (ASSIGNMENT, copy_of_release, course_env, free_port, give_points_in_formgrader, needs_browser,
+                     page_text, paths_of, run, wait_for_formgrader)
 
 pytestmark = needs_browser
 TAMPERING = ("import numpy as np\n"
@@ -69,12 +68,6 @@ def assert_no_script_ran(browser, url: str) -> None:
     assert browser.execute_script("return window.__injected") is None, url
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, fixture_release) -> Iterator[dict]:
     """A graded class of three (perfect, tamperer, injector) served by formgrader; yields its url, env and paths."""
@@ -91,30 +84,13 @@ def server(tmp_path_factory, fixture_release) -> Iterator[dict]:
         process = subprocess.Popen([sys.executable, "-m", "course.formgrader", "--port", str(port)], env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{url}/formgrader", timeout=5)
-                break
-            except OSError:
-                time.sleep(0.5)
+        wait_for_formgrader(url)
         try:
             yield {"url": url, "env": env, "root": root, "log": root / "build" / "formgrader.log"}
         finally:
             process.terminate()
             process.wait(timeout=30)
             log.close()
-
-
-def page_text(browser, url: str) -> str:
-    """The visible text of a formgrader page once its tables have loaded."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    browser.get(url)
-    body = browser.find_element(By.TAG_NAME, "body")
-    WebDriverWait(browser, 30).until(lambda _: "Loading, please wait" not in body.text)
-    return body.text
 
 
 def test_formgrader_shows_the_judges_points_even_for_a_submission_that_tampered_with_its_tests(server, browser):
@@ -125,21 +101,8 @@ def test_formgrader_shows_the_judges_points_even_for_a_submission_that_tampered_
 
 
 def test_a_written_answer_graded_in_the_browser_reaches_the_final_grades_and_the_feedback(server, browser):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
-    from course.grading.gradebook import hand_scores
-
-    page_text(browser, f"{server['url']}/formgrader/manage_students/perfect/{ASSIGNMENT}")
-    browser.find_element(By.CSS_SELECTOR, "a[href*='/formgrader/submissions/']").click()
-    score = browser.find_element(By.CSS_SELECTOR, "div.nbgrader_cell input.score#reflection-hardest")
-    score.clear()
-    score.send_keys("4", Keys.TAB)  # formgrader saves on change
-    deadline = time.monotonic() + 30
-    while hand_scores(ASSIGNMENT, ["reflection-hardest"]).get("perfect", {}).get("reflection-hardest") != 4:
-        assert time.monotonic() < deadline, "the score typed in formgrader never reached the gradebook"
-        time.sleep(0.5)
-
+    with paths_of(server["root"]):
+        give_points_in_formgrader(browser, server["url"], "perfect", "reflection-hardest", 4)
     summary = run([sys.executable, "-m", "course.grading.final_grades"], server["env"])
     with (server["root"] / "grades" / "final_grades.csv").open() as f:
         final = {row["student"]: row for row in csv.DictReader(f)}
