@@ -1,17 +1,20 @@
-"""Print how the similarity step does on a class with planted copies: flagged pairs and run time, per assignment.
+"""Print how the similarity step does on a class whose copies are known: pairs listed and run time.
 
     make bench-similarity [CLASS_SIZE=300] [COPIES=15] [ASSIGNMENT=name]     (default: every assignment)
+    .venv/bin/python scripts/benchmark_similarity.py --held-out FOLDER [FOLDER ...]
 
 Each assignment gets a synthetic class (course.planted_copies): CLASS_SIZE independent students and COPIES planted
-copies of some of them, each disguised. Printed per assignment, at the default threshold
-(course.grading.similarity.THRESHOLD): planted pairs flagged, independent pairs flagged, the lowest planted pair's
-similarity and the highest independent pair's, whether every planted pair ranks above every independent one, and
-the seconds the comparison took (building the class is not counted). Then the total for all the assignments.
+copies of some of them, each disguised. With --held-out, each FOLDER is a class written apart from the detector
+(tests/fixture/similarity_held_out/<assignment>/: one <student>.ipynb each, and truth.json naming each copy, its
+source and how it was made). Printed per class, with the rules of course.grading.similarity (FLOOR, Z, calibrated on
+the class): copies listed, independent pairs listed, the groups, and the seconds the comparison took (building the
+class is not counted); for a held-out class, each copy with what listed it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -19,8 +22,58 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
-from course.grading.similarity import THRESHOLD, compare  # noqa: E402
+from course.grading.similarity import Similarity, compare, read_answers  # noqa: E402
 from course.planted_copies import planted_class  # noqa: E402
+
+
+def listed_pairs(similarity: Similarity) -> dict[frozenset, str]:
+    """Each listed pair, with the measures that list it."""
+    return {frozenset((p.first, p.second)): p.listed_by for p in similarity.listed}
+
+
+def summary_row(name: str, similarity: Similarity, copies: set[frozenset], seconds: float) -> str:
+    listed = listed_pairs(similarity)
+    found = sum(pair in listed for pair in copies)
+    independent = [pair for pair in listed if pair not in copies]
+    groups = "; ".join(", ".join(g) for g in similarity.clusters) or "-"
+    return (f"| {name} | {len(similarity.students)} | {found} / {len(copies)} | {len(independent)} | {groups} | "
+            f"{seconds:.1f} |")
+
+
+HEADER = ("| class | students | copies listed | other pairs listed | groups | seconds |\n"
+          "|---|---|---|---|---|---|")
+
+
+def planted(assignments: list[str], students: int, copies: int) -> None:
+    print(f"a class of {students} independent students and {copies} planted copies per assignment\n{HEADER}")
+    total = 0.0
+    for assignment in paths.select_assignments(assignments):
+        synthetic = planted_class(assignment, students, copies)
+        start = time.perf_counter()
+        similarity = compare(assignment, synthetic.answers)
+        seconds = time.perf_counter() - start
+        total += seconds
+        print(summary_row(assignment, similarity, {frozenset(pair) for pair in synthetic.planted}, seconds))
+    print(f"all assignments: {total:.1f} s of comparison")
+
+
+def held_out(folder: Path) -> None:
+    """One held-out class: the summary row, then each copy, and each pair listed that is not a copy."""
+    assignment = folder.name
+    truth = json.loads((folder / "truth.json").read_text())
+    answers = {notebook.stem: read_answers(notebook) for notebook in sorted(folder.glob("*.ipynb"))}
+    start = time.perf_counter()
+    similarity = compare(assignment, {student: a for student, a in answers.items() if a is not None})
+    seconds = time.perf_counter() - start
+    copies = {frozenset((c["copier"], c["source"])): c["kind"] for c in truth["copies"]}
+    listed = listed_pairs(similarity)
+    print(f"{HEADER}\n{summary_row(f'{assignment} (held out)', similarity, set(copies), seconds)}\n")
+    print("| copier and source | how it was copied | listed by |\n|---|---|---|")
+    for pair, kind in copies.items():
+        print(f"| {' and '.join(sorted(pair))} | {kind} | {listed.get(pair, 'not listed')} |")
+    for pair, why in listed.items():
+        if pair not in copies:
+            print(f"| {' and '.join(sorted(pair))} | not a copy | {why} |")
 
 
 def main() -> None:
@@ -28,27 +81,12 @@ def main() -> None:
     parser.add_argument("assignments", nargs="*")
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--copies", type=int, default=15)
+    parser.add_argument("--held-out", nargs="+", type=Path, default=[])
     args = parser.parse_args()
-    print(f"a class of {args.students} independent students and {args.copies} planted copies per assignment; "
-          f"threshold {THRESHOLD:.0%}")
-    print("| assignment | planted flagged | independent flagged | lowest planted | highest independent | "
-          "planted all ranked first | seconds |\n|---|---|---|---|---|---|---|")
-    total = 0.0
-    for assignment in paths.select_assignments(args.assignments):
-        synthetic = planted_class(assignment, args.students, args.copies)
-        start = time.perf_counter()
-        similarity = compare(assignment, synthetic.answers)
-        seconds = time.perf_counter() - start
-        total += seconds
-        planted = {frozenset(pair) for pair in synthetic.planted}
-        is_planted = [frozenset((p.first, p.second)) in planted for p in similarity.pairs]
-        scores = [p.similarity for p in similarity.pairs]
-        lowest = min((s for s, planted_pair in zip(scores, is_planted) if planted_pair), default=0.0)
-        highest = max((s for s, planted_pair in zip(scores, is_planted) if not planted_pair), default=0.0)
-        flagged = [frozenset((p.first, p.second)) in planted for p in similarity.listed]
-        print(f"| {assignment} | {sum(flagged)} / {len(planted)} | {flagged.count(False)} | {lowest:.2f} | "
-              f"{highest:.2f} | {'yes' if lowest > highest else 'no'} | {seconds:.1f} |")
-    print(f"all assignments: {total:.1f} s of comparison")
+    for folder in args.held_out:
+        held_out(folder)
+    if not args.held_out:
+        planted(args.assignments, args.students, args.copies)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ report's section.
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 from collections.abc import Iterator
 
@@ -18,7 +19,7 @@ import pytest
 from course import paths
 from course.grading.batch import merge
 from course.grading.grade_one import new_record, write_record
-from course.grading.similarity import THRESHOLD, Answers, answers_of, compare
+from course.grading.similarity import Answers, answers_of, compare
 from course.planted_copies import planted_class
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT, needs_browser, paths_of
@@ -94,9 +95,189 @@ def test_the_section_renders_in_chromium_with_the_heat_map_and_the_matches_highl
     image = section.find_element(By.TAG_NAME, "img")
     assert image.is_displayed() and browser.execute_script("return arguments[0].naturalWidth", image) > 0
     assert HOSTILE in section.text, "the markup id is shown as text"
-    folded = section.find_elements(By.TAG_NAME, "details")
-    assert folded
-    folded[-1].find_element(By.TAG_NAME, "summary").click()
-    marks = folded[-1].find_elements(By.TAG_NAME, "mark")
+    why = next(d for d in section.find_elements(By.TAG_NAME, "details") if "why listed" in d.text)
+    why.find_element(By.TAG_NAME, "summary").click()
+    assert "this class typically" in why.text
+    alike = [d for d in section.find_elements(By.TAG_NAME, "details") if "fingerprints alike" in d.text]
+    assert alike
+    alike[-1].find_element(By.TAG_NAME, "summary").click()
+    marks = alike[-1].find_elements(By.TAG_NAME, "mark")
     assert marks and marks[0].is_displayed()
-    assert f"{THRESHOLD:.0%}" in section.text
+
+
+# ---------------------------------------------------------------- each kind of evidence on its own (issue 44)
+# A class of the fixture assignment whose written answers are real prose, each student's own; `own(i)` is the i-th
+# independent student's work. The students below each copy one thing from ada, in a way a copier would.
+
+HARDEST = (
+    "Normalize, because of the constant input: the range is zero there and dividing by it gives NaN, so it needs its "
+    "own branch that the other functions never need.",
+    "I found clip the hardest. It is easy to mix up the order of minimum and maximum, and then every value ends up "
+    "at one of the two bounds.",
+    "The mean looked trivial, but summing a list of Python ints and dividing gave me an integer in an older version "
+    "of my code, and I only saw it when the visible test compared floats.",
+    "Square and cube are one line each. Normalize took me longest since I forgot that an array of equal numbers has "
+    "no spread at all.",
+    "Clip, since it has two parameters and I wrote it with a Python loop first, which broke on numpy arrays with "
+    "more than one dimension.",
+    "For me it was normalize: I divided by the maximum instead of by the maximum minus the minimum, and the test "
+    "with negative numbers caught it.",
+    "Mean, surprisingly. An empty input makes the size zero and I was not sure what the function should return, "
+    "so I spent time reading the docstring again.",
+    "Honestly none were hard, but normalize had the most edge cases to think about, with the all-equal array as "
+    "the one that really matters.",
+    "Cube was easy, clip was fiddly: I kept forgetting to convert the list to floats before comparing, so the "
+    "output had the wrong type.",
+    "The normalization function, because handling the flat array without dividing by zero required an extra "
+    "condition, and getting that branch right took a couple of attempts.",
+    "Clip. The documentation of numpy's minimum and maximum confused me, and I ended up writing it with where.",
+    "All of them were straightforward once I converted the input with asarray; before that lists failed everywhere.",
+    "Normalize, since the formula has two reductions and I computed the minimum twice on the wrong axis at first.",
+    "The mean, because I wanted it to work for nested lists as well, which np.size handles and len does not.",
+    "Clip was the trickiest: deciding what happens when low is larger than high is not stated anywhere.",
+    "Probably normalize, as dividing by a range that can be zero is the only place the code can actually crash.",
+    "Cube, oddly: I raised to the power with ^ out of habit from another language, which is exclusive or here.",
+)
+TESTS = (
+    "It would give values below low, inside the range and above high, and check that only the outer ones move.",
+    "A visible test for clip should check that a value under the lower bound becomes the lower bound, and one "
+    "above the upper bound becomes the upper bound, with the middle untouched.",
+    "Check the edges: a value exactly equal to low or high must stay as it is.",
+    "I would test an array that is already inside the bounds, to see it come back unchanged, and one with "
+    "negative numbers.",
+    "That the result is a float array of the same length as the input, and that nothing is outside low and high.",
+    "Clip of a list like [-5, 0, 5] between -1 and 1 should be [-1, 0, 1].",
+    "It should check the two cases where clipping happens and the case where it does not.",
+    "Whether low greater than high is handled, and whether the function accepts both lists and arrays.",
+    "A test with every value too small, so the whole output equals low, and the same for high.",
+    "Values outside the interval get moved to the nearest bound.",
+    "I would assert that clip never returns anything smaller than low or bigger than high, on a random array.",
+    "The boundary cases: numbers equal to the bounds, numbers just past them, and a list instead of an array.",
+    "Give it [0, 10, 20] with bounds 5 and 15 and expect [5, 10, 15] back.",
+    "It should check both directions of clipping and that the input array itself is not modified.",
+    "That clip works elementwise: every entry is compared with the bounds on its own.",
+    "Mixed signs, because a sign error in the comparison is the likeliest mistake.",
+    "Whether a two-dimensional input keeps its shape after clipping.",
+)
+ADA = Answers(
+    {"answer-square": '''def square(x):
+    """Elementwise x ** 2 of an array-like, as a numpy array."""
+    return np.asarray(x, dtype=float) ** 2
+''',
+     "answer-normalize": '''def normalize(x):
+    """(x - min) / (max - min) of a 1-D array; all zeros when x is constant."""
+    values = [float(v) for v in x]
+    lowest, highest = values[0], values[0]
+    for v in values[1:]:
+        if v < lowest:
+            lowest = v
+        elif v > highest:
+            highest = v
+    width = highest - lowest
+    if width == 0:
+        return np.zeros(len(values))
+    return np.array([(v - lowest) / width for v in values])
+''', "answer-mean": '''def mean(x):
+    """The mean of the values of an array-like."""
+    running_total, how_many = 0.0, 0
+    for item in np.ravel(x):
+        running_total = running_total + float(item)
+        how_many = how_many + 1
+    if how_many == 0:
+        raise ValueError("mean of nothing")
+    return running_total / how_many
+'''},
+    {"reflection-hardest": "Normalize was the hardest for me. A constant array has a range of zero, so the division "
+                           "blows up into NaN values, and I had to add a special case that returns zeros; the other "
+                           "functions have no case like that.",
+     "reflection-tests": "It should feed clip values below the lower bound, between the bounds and above the upper "
+                         "bound, and check that the low ones are raised, the high ones lowered and the rest left "
+                         "exactly as they were."})
+# ada's written answers, reworded as a copier rewords them: synonyms, clauses turned round, the same argument.
+PARAPHRASED = {"reflection-hardest": "For me the hardest one was normalize. When the array is constant its range "
+                                     "is zero, so dividing turns into NaN values, and I needed a special case that "
+                                     "gives back zeros; none of the other functions has a case like this.",
+               "reflection-tests": "It should give clip numbers under the lower bound, inside the bounds and over "
+                                   "the upper bound, and check that the small ones get raised, the big ones get "
+                                   "lowered and the others stay exactly as they were."}
+OBVIOUS = "It checks values outside low and high."  # a short answer two students may well write alike
+
+
+def own(i: int) -> Answers:
+    """The i-th independent student: code from the synthetic class, prose of their own."""
+    code = planted_class(ASSIGNMENT, students=len(HARDEST), copies=0).answers[f"student{i:03d}"].code
+    return Answers(dict(code), {"reflection-hardest": HARDEST[i], "reflection-tests": TESTS[i]})
+
+
+def with_parts(base: Answers, code: dict | None = None, text: dict | None = None) -> Answers:
+    return Answers({**base.code, **(code or {})}, {**base.text, **(text or {})})
+
+
+@pytest.fixture(scope="module")
+def evidence_class(on_fixture) -> dict:
+    """Ten independent students, ada (own distinctive normalize and mean, the solution's square, own prose), and:
+    code_copier: ada's code exactly, their own prose; partial: ada's two distinctive cells among their own work;
+    paraphraser: their own code, ada's prose reworded; link: reflection-hardest from ada, reflection-tests from
+    independent student 0 (so ada and student 0 are each alike with link, not with each other); obvious_1 and
+    obvious_2: the same short obvious answer to reflection-tests."""
+    answers = {f"student{i:03d}": own(i) for i in range(10)}
+    answers["ada"] = with_parts(own(10), code=ADA.code, text=ADA.text)
+    answers["code_copier"] = with_parts(own(11), code=answers["ada"].code)
+    answers["partial"] = with_parts(own(12), code=ADA.code)  # with ada's (the solution's) answer-square
+    answers["paraphraser"] = with_parts(own(13), text=PARAPHRASED)
+    answers["link"] = with_parts(own(14), text={"reflection-hardest": ADA.text["reflection-hardest"],
+                                                "reflection-tests": answers["student000"].text["reflection-tests"]})
+    answers["obvious_1"] = with_parts(own(15), text={"reflection-tests": OBVIOUS})
+    answers["obvious_2"] = with_parts(own(16), text={"reflection-tests": OBVIOUS})
+    similarity = compare(ASSIGNMENT, answers)
+    return {"similarity": similarity, "listed": {frozenset((p.first, p.second)): p for p in similarity.listed}}
+
+
+def listed_by(evidence_class, first: str, second: str) -> set[str]:
+    pair = evidence_class["listed"].get(frozenset((first, second)))
+    return {reason.measure for reason in pair.reasons} if pair else set()
+
+
+def test_a_copy_of_the_code_alone_is_listed_by_its_code(evidence_class):
+    assert "code" in listed_by(evidence_class, "ada", "code_copier")
+
+
+def test_two_copied_answers_among_others_are_listed_answer_by_answer_naming_them(evidence_class):
+    pair = evidence_class["listed"][frozenset(("ada", "partial"))]
+    why = next(str(reason) for reason in pair.reasons if reason.measure == "answer by answer")
+    assert "answer-normalize 100% and 100%" in why and "answer-mean 100% and 100%" in why
+
+
+def test_written_answers_reworded_are_listed_by_their_meaning(evidence_class):
+    assert {"reflection-hardest (meaning)", "reflection-tests (meaning)"} <= listed_by(evidence_class, "ada",
+                                                                                         "paraphraser")
+
+
+def test_independent_work_and_the_same_short_obvious_answer_are_not_listed(evidence_class):
+    copiers = {"code_copier", "partial", "paraphraser", "link"}
+    unexpected = {pair for pair in evidence_class["listed"] if not pair & copiers}
+    assert unexpected == set(), "independent students (obvious_1 and obvious_2 wrote the same short answer)"
+
+
+def test_a_group_needs_every_two_of_its_members_listed(evidence_class):
+    """ada and link share an answer, link and student000 another: two pairs, not a group of three."""
+    assert listed_by(evidence_class, "ada", "link") and listed_by(evidence_class, "link", "student000")
+    assert not listed_by(evidence_class, "ada", "student000")
+    assert all({"ada", "link", "student000"} - set(group) for group in evidence_class["similarity"].clusters)
+    assert ("ada", "code_copier", "partial") in evidence_class["similarity"].clusters
+
+
+def test_the_side_by_side_view_marks_only_what_the_figures_count(evidence_class):
+    """The copied lines are marked; the instructor's solution of answer-square, which both handed in, is not shown as
+    alike; answers alike in meaning only are shown unmarked, saying so."""
+    from course.grading.similarity import side_by_side
+
+    similarity = evidence_class["similarity"]
+    views = {answer: (alike, first) for answer, alike, first, _ in
+             side_by_side(similarity, similarity.pair("ada", "partial"))}
+    assert {"answer-normalize", "answer-mean"} <= set(views)
+    marked = " ".join(re.findall(r"<mark>(.*?)</mark>", views["answer-normalize"][1], flags=re.S))
+    assert "lowest, highest = values[0], values[0]" in marked
+    assert "answer-square" not in views, "the solution's code is not a match"
+    reworded = {answer: alike for answer, alike, *_ in side_by_side(similarity, similarity.pair("ada", "paraphraser"))}
+    assert all(alike.startswith("the same meaning") for alike in reworded.values()) and len(reworded) == 2

@@ -21,6 +21,7 @@ import base64
 import csv
 import html
 import io
+import itertools
 import random
 import statistics
 import urllib.parse
@@ -35,7 +36,7 @@ from course import paths
 from course.checks import mistakes_for
 from course.grading import limits
 from course.grading.grade_one import STATUSES
-from course.grading.similarity import THRESHOLD, Similarity, side_by_side
+from course.grading.similarity import Similarity, side_by_side
 from course.grading.untrusted import escaped, quoted
 
 SLOWEST_SHOWN = 5  # submissions in the report's list of the slowest
@@ -94,8 +95,21 @@ class SimilarPair:
     similarity: float
     code: tuple[float, float]  # in code, of each student's fingerprints, the share the other has
     text: tuple[float, float]  # the same in the written answers
-    views: tuple[tuple[str, float, float, str, str], ...] = ()  # (answer id, share of each one's answer that matches,
-    #                                                            each one's answer as HTML, the matches in <mark>)
+    reasons: tuple[str, ...] = ()  # each measure that lists the pair, with its figures and the class's
+    views: tuple[tuple[str, str, str, str], ...] = ()  # (answer id, what is alike, each one's answer as HTML, the
+    #                                                    matches in <mark>)
+
+    @property
+    def listed_by(self) -> str:
+        return "; ".join(reason.split(":")[0] for reason in self.reasons)
+
+
+@dataclass(frozen=True)
+class SimilarGroup:
+    """Three or more students every two of whom are listed as similar."""
+
+    students: tuple[str, ...]
+    pairs: tuple[tuple[str, str, float], ...]  # every two of them, with their similarity
 
 
 @dataclass(frozen=True)
@@ -115,7 +129,7 @@ class ClassSummary:
     answers: tuple[AnswerProgress, ...]  # in the notebook's order
     late: tuple[Late, ...] = ()  # latest first
     similar: tuple[SimilarPair, ...] = ()  # listed for review, most similar first
-    clusters: tuple[tuple[str, ...], ...] = ()  # three or more students joined by similar pairs
+    groups: tuple[SimilarGroup, ...] = ()  # three or more students every two of whom are listed, largest first
     similarity_map: tuple[tuple[str, ...], tuple[tuple[float, ...], ...]] = ((), ())  # students, (N, N)
 
     @property
@@ -137,10 +151,17 @@ def step_limits() -> dict[str, int]:
 
 
 def similar_pairs(similar: Similarity) -> tuple[SimilarPair, ...]:
-    """The pairs a similarity lists for review, with their code side by side."""
-    return tuple(SimilarPair((p.first, p.second), p.similarity, p.code, p.text,
-                             tuple(side_by_side(similar.answers[p.first], similar.answers[p.second])))
+    """The pairs a similarity lists for review, with why, and their answers side by side."""
+    return tuple(SimilarPair((p.first, p.second), p.similarity, p.code, p.text, tuple(map(str, p.reasons)),
+                             tuple(side_by_side(similar, p)))
                  for p in similar.listed)
+
+
+def similar_groups(similar: Similarity) -> tuple[SimilarGroup, ...]:
+    """The similarity's groups, each with every pair's own figure."""
+    return tuple(SimilarGroup(group, tuple((a, b, similar.pair(a, b).similarity)
+                                           for a, b in itertools.combinations(group, 2)))
+                 for group in similar.clusters)
 
 
 def summarize(assignment: str, records: list[dict], check_points: dict[str, int],
@@ -169,7 +190,7 @@ def summarize(assignment: str, records: list[dict], check_points: dict[str, int]
         answers=hand_progress(records, hand),
         late=late_submissions(records, times or {}),
         similar=similar_pairs(similar) if similar else (),
-        clusters=tuple(similar.clusters) if similar else (),
+        groups=similar_groups(similar) if similar else (),
         similarity_map=(similar.students, tuple(map(tuple, similar.matrix.round(3).tolist())))
         if similar else ((), ()))
 
@@ -289,7 +310,7 @@ def similarity_heat_map(s: ClassSummary) -> Figure:
     if len(students) <= 30:
         ax.set_xticks(range(len(students)), labels=[quoted(x, 16) for x in students], rotation=90, fontsize=7)
         ax.set_yticks(range(len(students)), labels=[quoted(x, 16) for x in students], fontsize=7)
-    figure.colorbar(image, ax=ax, label="similarity (share of fingerprints in common)")
+    figure.colorbar(image, ax=ax, label="similarity (the larger share of fingerprints in common, code or text)")
     figure.tight_layout()
     return figure
 
@@ -367,17 +388,21 @@ def sections(s: ClassSummary) -> list[Section]:
                 tuple((x.student, x.submitted_at, x.due, x.late_by) for x in s.late),
                 empty="No submission is late."),
         Section("Similar submissions (review)",
-                f"Pairs of students whose answers are similar, {THRESHOLD:.0%} or more: in code and in the written "
-                "answers, the share of one student's fingerprints (winnowed k-grams of normalised code, or of the "
-                "words) that the other has, the release, the instructor's solution and code most of the class writes "
-                "alike left out; the similarity is the mean over code and text of the larger share. Similar is not "
-                "copied: review each pair side by side. Groups of three or more students joined by similar pairs "
-                "come last. Every pair is in similarity.csv.",
-                ("students", "similarity", "code: share of each", "written answers: share of each"),
-                tuple((" and ".join(p.students), f"{p.similarity:.0%}", f"{p.code[0]:.0%} / {p.code[1]:.0%}",
+                "Pairs of students whose answers are unusually alike for this class, with what lists each pair. "
+                "Each kind of evidence is measured on its own: code and written answers pooled (the share of one "
+                "student's fingerprints, winnowed k-grams of normalised code or of the words, that the other has), "
+                "each answer on its own, and each written answer's meaning (the cosine of the course's sentence "
+                "encoder's vectors). The release, the instructor's solution and what most of the class writes alike "
+                "count for nothing. A pair is listed when one of its figures stands far above what this class "
+                "typically shares on that measure. Similar is not copied: review each pair side by side. Groups "
+                "are three or more students every two of whom are listed, each pair's figure shown. Every pair is "
+                "in similarity.csv.",
+                ("students", "listed by", "code: share of each", "written answers: share of each"),
+                tuple((" and ".join(p.students), p.listed_by, f"{p.code[0]:.0%} / {p.code[1]:.0%}",
                        f"{p.text[0]:.0%} / {p.text[1]:.0%}") for p in s.similar)
-                + tuple((", ".join(c), f"group of {len(c)}", "-", "-") for c in s.clusters),
-                empty=f"No pair of submissions is similar at {THRESHOLD:.0%} or more.",
+                + tuple((", ".join(g.students), f"group of {len(g.students)}",
+                         "; ".join(f"{a} and {b}: {figure:.0%}" for a, b, figure in g.pairs), "-") for g in s.groups),
+                empty="No pair of submissions is unusually alike for this class.",
                 plot=similarity_heat_map if len(s.similarity_map[0]) >= 3 and s.similar else None,
                 details=side_by_side_html),
         Section("Written answers", HAND_GRADING, ("answer", "graded by hand", "points still to grade"),
@@ -436,15 +461,17 @@ def html_table(header: tuple[str, ...], rows: tuple[tuple[str, ...], ...]) -> st
 
 
 def side_by_side_html(s: ClassSummary) -> str:
-    """Each similar pair's matching answers, side by side, the matches highlighted."""
+    """Each similar pair: why it is listed, then its alike answers side by side, the counted matches highlighted."""
     parts = []
     for pair in s.similar:
-        for answer, share_first, share_second, first, second in pair.views:
-            cells = "".join(f"<td><b>{html.escape(student)}</b> ({share:.0%} matches)<pre>{code}</pre></td>"
-                            for student, share, code in zip(pair.students, (share_first, share_second),
-                                                            (first, second)))
-            parts.append(f"<details><summary>{html.escape(' and '.join(pair.students))}: {html.escape(answer)}"
-                         f"</summary><table class=\"side\"><tr>{cells}</tr></table></details>")
+        names = html.escape(" and ".join(pair.students))
+        reasons = "".join(f"<li>{html.escape(reason)}</li>" for reason in pair.reasons)
+        parts.append(f"<details><summary>{names}: why listed</summary><ul>{reasons}</ul></details>")
+        for answer, alike, first, second in pair.views:
+            cells = "".join(f"<td><b>{html.escape(student)}</b><pre>{code}</pre></td>"
+                            for student, code in zip(pair.students, (first, second)))
+            parts.append(f"<details><summary>{names}: {html.escape(answer)} ({html.escape(alike)})</summary>"
+                         f"<table class=\"side\"><tr>{cells}</tr></table></details>")
     return "".join(parts)
 
 

@@ -1,19 +1,37 @@
 """Similar submissions, with the evidence an instructor reviews: never a verdict, never a grade.
 
-After a batch, per assignment, every pair of graded students is compared on their answers only: the answer code
-cells as code (copydetect's tokenizer: names, strings, docstrings and comments normalised away, then winnowed
-k-gram fingerprints, as MOSS does), the written answers as text (words, case and punctuation dropped). Fingerprints
-that anyone could share count for nothing: the release's (given code and stubs), the instructor's solution's, and
-those most of the class has (code most students write alike). Each answer is fingerprinted on its own and the
-fingerprints pooled, so functions in another order match as well.
+After a batch, per assignment, every pair of graded students is compared on their answers only, on several measures,
+each its own evidence:
 
-For a pair, in code and in text, the share of each student's fingerprints that the other has; the larger share
-counts (a copy padded with dead code keeps the original's share high), and the pair's similarity is its mean over
-the kinds both students wrote (alike in code and in prose is stronger evidence than either). A pair is listed for
-review at THRESHOLD or above, with at least MIN_SHARED fingerprints in common (a few lines alike are no evidence);
-pairs that share students form clusters. The matching regions of a listed pair's answers come from copydetect's
-comparison of the two (highlighted side by side in the report). The k-grams are hashed the same way in every
-process (`Fingerprint`), so the same class gets the same figures at every run.
+- code: the answer code cells as code (copydetect's tokenizer: names, strings, docstrings and comments normalised
+  away, then winnowed k-gram fingerprints, as MOSS does), pooled over the answers, so functions in another order match;
+- written answers: their words, fingerprinted the same way, pooled;
+- each answer on its own, code or written, so that two copied cells among fifteen stand out;
+- each written answer's meaning: the cosine of the two answers' vectors from the course's sentence encoder
+  (course.grading.sentence_encoder), so that a paraphrase is evidence too.
+
+Fingerprints anyone could share count for nothing: the release's (given code and stubs), the instructor's solution's,
+and those most of the class has (code most students write alike). A fingerprint measure's figure for a pair is the
+larger of the two students' shares of their own fingerprints that the other has (a copy padded with dead code keeps
+the original's share high), discounted where the smaller student has few fingerprints (SHRINK): 8 of 8 alike is weak
+evidence, 80 of 80 strong.
+
+A figure is unusual for this class when it is at or above the measure's floor (FLOOR), stands Z robust standard
+deviations above the class's typical figure on that measure (its median over the pairs; the spread is 1.4826 times
+the median absolute deviation, at least MIN_SPREAD), and few of the class's pairs reach it (RARE): the class's own
+distribution says how alike independent work is, so a short question everyone answers alike, or a cell a quarter of
+the class writes the same way, lists no one. A figure counts only where there is enough of it: MIN_SHARED fingerprints
+in common, or written answers of MIN_WORDS words each.
+
+Answer by answer, the evidence is how rare the pair's alike answers are together: for each answer on which the pair is
+alike (ALIKE or more of the smaller one's fingerprints, discounted as above), the share of the class's pairs as alike
+on it, and the pair's figure is the sum of their negative logarithms (its surprise, in nats). Two cells that no other
+pair shares stand out among fifteen; three cells that a fifth of the class writes alike do not.
+
+A pair is listed when any of its measures is unusual, and says which. Groups are sets of three or more students every
+two of whom are listed (no chaining through one link). The matching passages of a listed pair's answers are those of
+the fingerprints its figures count, and are highlighted side by side in the report. The k-grams are hashed the same
+way in every process (`Fingerprint`), so the same class gets the same figures at every run.
 
 Runs in the driver on the submitted notebooks (read as untrusted files: no student code runs), after grading,
 and changes no grade.
@@ -24,6 +42,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import html
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,10 +56,24 @@ from course import paths
 from course.grading import untrusted
 
 K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of normalised code, guarantee 30
-THRESHOLD = 0.6  # similarity from which a pair is listed for review (docs/benchmarks.md: how it was chosen)
-MIN_SHARED = 8  # fingerprints in common below which a pair is not listed, whatever its shares
+# Each family of measures: the least figure that lists a pair, how many robust standard deviations above the class's
+# typical figure it must stand, and the least spread a class is taken to have (a class whose independent pairs share
+# nothing has none). Pooled code and text, and one answer's fingerprints, are shares; "answers" is a surprise in nats
+# (3.0: as rare as one pair in 20); meaning is a cosine (docs/grading.md, "Similar submissions": how they were chosen).
+FLOOR = {"code": 0.6, "text": 0.6, "answers": 3.0, "meaning": 0.85}
+Z = {"code": 4.0, "text": 4.0, "answers": 4.0, "meaning": 3.0}
+MIN_SPREAD = {"code": 0.05, "text": 0.05, "answers": 1.0, "meaning": 0.05}
+ALIKE = 0.6  # an answer whose discounted share is this or more is alike, and counts towards the surprise
+CALIBRATION_PAIRS = 10  # below this many pairs (a class under five), the floors alone decide
+RARE, RARE_PAIRS = 0.03, 6  # a figure lists a pair only if at most this share of the class's pairs (or this many)
+#                             are as alike on that measure: copying is rare, writing alike by chance is not
+MIN_SHARED = 8  # fingerprints in common below which a fingerprint figure is no evidence (a few lines alike)
+SHRINK = 8  # a fingerprint figure is shared / (the smaller student's fingerprints + SHRINK): the larger share, discounted
+#            where there is little of it (8 of 8 fingerprints alike is 50%, 80 of 80 is 91%)
+MIN_WORDS = 12  # written answers shorter than this are not compared by meaning
 COMMON_SHARE = 0.5  # a fingerprint more than this share of the class has is code the class writes alike
 COMMON_MIN_STUDENTS = 4  # ...counted only in a class of at least this many students
+MIN_GROUP = 3
 NOTEBOOK_LIMIT = 64 * 2**20
 OPEN, CLOSE = "\0match\0", "\0/match\0"  # where copydetect marks a match, before the text is escaped
 
@@ -54,38 +87,79 @@ class Answers:
 
 
 @dataclass(frozen=True)
+class Measure:
+    """One measure over a class of N students: each pair's figure, and from which figure this class lists a pair."""
+
+    name: str  # "code", "written answers", "answer by answer", an answer's id, or "<answer id> (meaning)"
+    family: str  # "code", "text" (pooled), "answer" (one answer's fingerprints: lists no pair on its own), "answers"
+    #              (answer by answer) or "meaning" (one written answer's)
+    answer: str | None  # the answer it compares, for one answer's measures
+    figures: np.ndarray  # (N, N) each pair's figure: the larger share discounted (SHRINK), a surprise, or a cosine
+    shares: np.ndarray  # (N, N) of row student's fingerprints, the share column student has (the figure otherwise)
+    shared: np.ndarray  # (N, N) fingerprints in common (0 where not fingerprints)
+    wrote: np.ndarray  # (N, N) bool: both students wrote something this measure compares
+    counts: np.ndarray  # (N, N) bool: ...and enough of it for the pair's figure to be evidence
+    typical: float  # the class's median figure over the pairs that both wrote something here
+    threshold: float  # the least figure this class lists (for one answer's fingerprints: ALIKE)
+
+    def unusual(self, i: int, j: int) -> bool:
+        return self.family != "answer" and bool(self.counts[i, j]) and self.figures[i, j] >= self.threshold
+
+    def alike(self, i: int, j: int) -> bool:
+        """For one answer's fingerprints: the pair's answers are alike (their figure counts towards the surprise)."""
+        return bool(self.counts[i, j]) and self.figures[i, j] >= ALIKE
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a pair is listed: one measure on which it is unusual for its class, in words."""
+
+    measure: str
+    family: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
 class Pair:
-    """Two students' similarity, in code and in written text: of each one's fingerprints, the share the other has,
-    and how many they share."""
+    """Two students: in code and in written text (pooled), of each one's fingerprints the share the other has and how
+    many they share; their closest written answer in meaning; and the measures on which they are unusual."""
 
     first: str
     second: str
     code: tuple[float, float] = (0.0, 0.0)
     text: tuple[float, float] = (0.0, 0.0)
     shared: dict[str, int] = field(default_factory=dict)  # kind -> fingerprints in common
-    kinds: tuple[str, ...] = ("code", "text")  # the kinds both students wrote something of
+    meaning: float | None = None  # the largest cosine of their written answers of MIN_WORDS or more, question by question
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def similarity(self) -> float:
-        """The mean, over the kinds both wrote, of the larger share: a pair alike in code and in prose is stronger
-        evidence than one alike in either."""
-        larger = {"code": max(self.code), "text": max(self.text)}
-        return sum(larger[kind] for kind in self.kinds) / len(self.kinds) if self.kinds else 0.0
+        """The larger of the pooled code and text figures: how much of one student's answers the other has."""
+        return max(max(self.code), max(self.text))
 
     @property
-    def evidence(self) -> int:
-        """Fingerprints in common, all kinds."""
-        return sum(self.shared.values())
+    def listed(self) -> bool:
+        return bool(self.reasons)
+
+    @property
+    def listed_by(self) -> str:
+        """The measures that list the pair, shortly: 'code; answer-attention; reflection-2 (meaning)'."""
+        return "; ".join(reason.measure for reason in self.reasons)
 
 
 @dataclass
 class Similarity:
-    """An assignment's similarity: every pair with fingerprints in common (most similar first), the listed ones and
-    their clusters."""
+    """An assignment's similarity: its measures, every pair with something in common (listed pairs first, then most
+    similar first), the listed ones and their groups."""
 
     assignment: str
     answers: dict[str, Answers]  # student -> their answers
+    measures: list[Measure] = field(default_factory=list)
     pairs: list[Pair] = field(default_factory=list)
+    counted: dict[str, dict[str, set[int]]] = field(default_factory=dict)  # student -> answer -> fingerprints counted
 
     @property
     def students(self) -> tuple[str, ...]:
@@ -103,18 +177,39 @@ class Similarity:
 
     @property
     def listed(self) -> list[Pair]:
-        return [p for p in self.pairs if p.similarity >= THRESHOLD and p.evidence >= MIN_SHARED]
+        return [p for p in self.pairs if p.listed]
 
     @property
     def clusters(self) -> list[tuple[str, ...]]:
-        """Groups of three or more students joined by listed pairs, largest first."""
-        group = {s: {s} for s in self.students}
+        """Groups of MIN_GROUP or more students every two of whom are listed (the maximal cliques of the listed
+        pairs), largest first."""
+        linked: dict[str, set[str]] = {}
         for pair in self.listed:
-            merged = group[pair.first] | group[pair.second]
-            for student in merged:
-                group[student] = merged
-        unique = {tuple(sorted(g)) for g in group.values() if len(g) >= 3}
-        return sorted(unique, key=lambda g: (-len(g), g))
+            linked.setdefault(pair.first, set()).add(pair.second)
+            linked.setdefault(pair.second, set()).add(pair.first)
+        groups = [tuple(sorted(g)) for g in maximal_cliques(linked) if len(g) >= MIN_GROUP]
+        return sorted(groups, key=lambda g: (-len(g), g))
+
+    def pair(self, first: str, second: str) -> Pair | None:
+        return next((p for p in self.pairs if {p.first, p.second} == {first, second}), None)
+
+
+def maximal_cliques(linked: dict[str, set[str]]) -> list[set[str]]:
+    """The maximal sets of nodes every two of which are linked (Bron and Kerbosch, with a pivot)."""
+    found: list[set[str]] = []
+
+    def extend(clique: set[str], candidates: set[str], excluded: set[str]) -> None:
+        if not candidates and not excluded:
+            found.append(clique)
+            return
+        pivot = max(candidates | excluded, key=lambda node: len(linked[node] & candidates))
+        for node in sorted(candidates - linked[pivot]):
+            extend(clique | {node}, candidates & linked[node], excluded & linked[node])
+            candidates = candidates - {node}
+            excluded = excluded | {node}
+
+    extend(set(), set(linked), set())
+    return found
 
 
 def answers_of(notebook: nbformat.NotebookNode) -> Answers:
@@ -165,17 +260,14 @@ class Fingerprint:
         self.token_coverage = get_token_coverage(self.hash_idx, K, len(self.filtered_code))
 
 
-def hashes(answers: Answers, kind: str) -> set[int]:
-    """The pooled fingerprints of a notebook's answers of one kind (empty answers give none)."""
-    sources = answers.code if kind == "code" else answers.text
-    found: set[int] = set()
-    for source in sources.values():
-        if source.strip():
-            try:
-                found.update(Fingerprint(source, kind).hashes)
-            except Exception:  # code pygments cannot tokenize contributes nothing
-                continue
-    return found
+def answer_hashes(source: str, kind: str) -> set[int]:
+    """One answer's fingerprints (none for an empty answer, or code pygments cannot tokenize)."""
+    if not source.strip():
+        return set()
+    try:
+        return Fingerprint(source, kind).hashes
+    except Exception:
+        return set()
 
 
 def reference_answers(assignment: str) -> list[Answers]:
@@ -188,23 +280,146 @@ def reference_answers(assignment: str) -> list[Answers]:
     return [given, answers_of(source)]
 
 
-def shared_fingerprints(answers: dict[str, Answers], everyone: list[Answers],
-                        kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """For the students of `answers` (sorted), in answers of `kind`: ((N, N) fingerprints each pair has in common,
-    (N,) fingerprints of each), leaving out what everyone may share (`everyone`'s) and what most of the class has."""
+def counted_fingerprints(answers: dict[str, Answers], everyone: list[Answers]) -> dict[str, dict[str, set[int]]]:
+    """student -> answer id -> the fingerprints of that answer that count as evidence: not `everyone`'s (of any cell
+    of the same kind), and not held by more than COMMON_SHARE of a class of COMMON_MIN_STUDENTS or more."""
+    counted: dict[str, dict[str, set[int]]] = {student: {} for student in answers}
+    for kind in ("code", "text"):
+        def of(a: Answers) -> dict[str, str]:
+            return a.code if kind == "code" else a.text
+        shared_by_everyone = set().union(*(answer_hashes(s, kind) for a in everyone for s in of(a).values()))
+        for student, theirs in answers.items():
+            for answer, source in of(theirs).items():
+                counted[student][answer] = answer_hashes(source, kind) - shared_by_everyone
+        if len(answers) >= COMMON_MIN_STUDENTS:
+            holders: dict[int, int] = {}
+            for student, theirs in answers.items():
+                for h in set().union(*(counted[student][a] for a in of(theirs))):
+                    holders[h] = holders.get(h, 0) + 1
+            common = {h for h, n in holders.items() if n > COMMON_SHARE * len(answers)}
+            for student, theirs in answers.items():
+                for answer in of(theirs):
+                    counted[student][answer] -= common
+    return counted
+
+
+def class_values(figures: np.ndarray, wrote: np.ndarray) -> np.ndarray:
+    """The figures of the class's pairs that both wrote something here, each pair once."""
+    return figures[np.triu(wrote, k=1)]
+
+
+def calibrated(figures: np.ndarray, wrote: np.ndarray, family: str) -> tuple[float, float]:
+    """(the class's typical figure, the least figure it lists) of a measure: `figures` (N, N), over the pairs that
+    both wrote something here (`wrote`, (N, N) bool). The least figure listed is the floor, Z robust standard
+    deviations above the typical figure, and above the figures of all but the RARE share of the class's pairs (at
+    least RARE_PAIRS of them)."""
+    values = class_values(figures, wrote)
+    if len(values) < CALIBRATION_PAIRS:
+        return (float(np.median(values)) if len(values) else 0.0), FLOOR[family]
+    typical = float(np.median(values))
+    spread = max(1.4826 * float(np.median(np.abs(values - typical))), MIN_SPREAD[family])
+    allowed = max(int(RARE * len(values)), RARE_PAIRS)
+    descending = np.sort(values)[::-1]
+    rare = float(np.nextafter(descending[allowed], np.inf)) if allowed < len(descending) else 0.0
+    return typical, max(FLOOR[family], typical + Z[family] * spread, rare)
+
+
+def fingerprint_measure(name: str, family: str, answer: str | None, sets: list[set[int]]) -> Measure:
+    """A fingerprint measure over the class, from each student's counted fingerprints (`sets`, in students' order)."""
+    vocabulary = {h: i for i, h in enumerate(sorted(set().union(*sets)))}
+    incidence = np.zeros((len(sets), len(vocabulary)), dtype=np.float32)
+    for row, found in enumerate(sets):
+        incidence[row, [vocabulary[h] for h in found]] = 1
+    shared = incidence @ incidence.T
+    sizes = incidence.sum(axis=1)
+    shares = shared / np.maximum(sizes, 1)[:, None]
+    figures = shared / (np.minimum(sizes[:, None], sizes[None, :]) + SHRINK)
+    wrote = (sizes[:, None] > 0) & (sizes[None, :] > 0)
+    np.fill_diagonal(wrote, False)
+    typical, threshold = (calibrated(figures, wrote, family) if family != "answer"
+                          else (float(np.median(class_values(figures, wrote))) if wrote.any() else 0.0, ALIKE))
+    return Measure(name, family, answer, figures, shares, shared.astype(int), wrote, wrote & (shared >= MIN_SHARED),
+                   typical, threshold)
+
+
+def as_alike(measure: Measure) -> np.ndarray:
+    """(N, N) for each pair, the share of the class's pairs (that both wrote the answer) at least as alike on it."""
+    values = np.sort(class_values(measure.figures, measure.wrote))
+    at_least = len(values) - np.searchsorted(values, measure.figures, side="left")
+    return at_least / max(len(values), 1)
+
+
+def answer_by_answer(answers: list[Measure]) -> Measure:
+    """The surprise of each pair's alike answers together: the sum over the answers on which the pair is alike of
+    -ln(the share of the class's pairs as alike on that answer)."""
+    n = answers[0].figures.shape[0] if answers else 0
+    surprise, wrote = np.zeros((n, n)), np.zeros((n, n), dtype=bool)
+    for measure in answers:
+        alike = measure.counts & (measure.figures >= ALIKE)
+        surprise += np.where(alike, -np.log(np.maximum(as_alike(measure), 1e-12)), 0.0)
+        wrote |= measure.wrote
+    typical, threshold = calibrated(surprise, wrote, "answers")
+    return Measure("answer by answer", "answers", None, surprise, surprise, np.zeros((n, n), dtype=int), wrote,
+                   wrote & (surprise > 0), typical, threshold)
+
+
+def meaning_measure(answer: str, texts: list[str], stub: str) -> Measure | None:
+    """The cosine of each pair's written answer `answer` (texts, in students' order; the release's `stub` counts as
+    unwritten), for answers of MIN_WORDS words or more; None if fewer than two students wrote one."""
+    from course.grading.sentence_encoder import meaning_vectors
+
+    written = [i for i, text in enumerate(texts) if len(words(text).split()) >= MIN_WORDS and words(text) != words(stub)]
+    if len(written) < 2:
+        return None
+    n = len(texts)
+    vectors = meaning_vectors([texts[i] for i in written])
+    figures = np.zeros((n, n))
+    figures[np.ix_(written, written)] = np.clip(vectors @ vectors.T, -1.0, 1.0)
+    wrote = np.zeros((n, n), dtype=bool)
+    wrote[np.ix_(written, written)] = True
+    np.fill_diagonal(wrote, False)
+    typical, threshold = calibrated(figures, wrote, "meaning")
+    return Measure(f"{answer} (meaning)", "meaning", answer, figures, figures, np.zeros((n, n), dtype=int), wrote,
+                   wrote, typical, threshold)
+
+
+def class_measures(answers: dict[str, Answers], counted: dict[str, dict[str, set[int]]],
+                   stubs: Answers) -> list[Measure]:
+    """Every measure over the class: code and written answers pooled, each answer's fingerprints and the surprise of
+    them together, each written answer's meaning."""
     students = sorted(answers)
-    shared_by_everyone = set().union(*(hashes(a, kind) for a in everyone))
-    found = [hashes(answers[s], kind) - shared_by_everyone for s in students]
-    if len(students) >= COMMON_MIN_STUDENTS:
-        counts: dict[int, int] = {}
-        for h in (h for f in found for h in f):
-            counts[h] = counts.get(h, 0) + 1
-        found = [{h for h in f if counts[h] <= COMMON_SHARE * len(students)} for f in found]
-    vocabulary = {h: i for i, h in enumerate(sorted(set().union(*found)))}
-    incidence = np.zeros((len(students), len(vocabulary)), dtype=np.float32)
-    for row, f in enumerate(found):
-        incidence[row, [vocabulary[h] for h in f]] = 1
-    return incidence @ incidence.T, incidence.sum(axis=1)
+    code_ids = sorted({a for s in students for a in answers[s].code})
+    text_ids = sorted({a for s in students for a in answers[s].text})
+
+    def pooled(ids: list[str]) -> list[set[int]]:
+        return [set().union(*(counted[s].get(a, set()) for a in ids)) for s in students]
+
+    each = [fingerprint_measure(a, "answer", a, [counted[s].get(a, set()) for s in students])
+            for a in code_ids + text_ids]
+    meanings = (meaning_measure(a, [answers[s].text.get(a, "") for s in students], stubs.text.get(a, ""))
+                for a in text_ids)
+    return [fingerprint_measure("code", "code", None, pooled(code_ids)),
+            fingerprint_measure("written answers", "text", None, pooled(text_ids)), answer_by_answer(each), *each,
+            *(m for m in meanings if m is not None)]
+
+
+def reason(measure: Measure, i: int, j: int, measures: list[Measure]) -> Reason:
+    """Why the pair (i, j) is unusual on `measure`, in words, with its figures and its class's."""
+    if measure.family == "meaning":
+        text = (f"{measure.name}: the same meaning in other words (cosine {measure.figures[i, j]:.2f}; this class "
+                f"typically {measure.typical:.2f}, listed from {measure.threshold:.2f})")
+    elif measure.family == "answers":
+        alike = [(m.answer, m.shares[i, j], m.shares[j, i], as_alike(m)[i, j], len(class_values(m.figures, m.wrote)))
+                 for m in measures if m.family == "answer" and m.alike(i, j)]
+        parts = ", ".join(f"{answer} {first:.0%} and {second:.0%} ({max(round(rarity * pairs), 1)} of {pairs} pairs "
+                          "as alike)" for answer, first, second, rarity, pairs in alike)
+        text = (f"{measure.name}: {parts}; together a surprise of {measure.figures[i, j]:.1f} (this class typically "
+                f"{measure.typical:.1f}, listed from {measure.threshold:.1f})")
+    else:
+        text = (f"{measure.name}: {measure.shares[i, j]:.0%} and {measure.shares[j, i]:.0%} of each one's fingerprints "
+                f"alike, {measure.shared[i, j]} in common (this class typically {measure.typical:.0%}, listed from "
+                f"{measure.threshold:.0%} discounted)")
+    return Reason(measure.name, measure.family, text)
 
 
 def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
@@ -214,55 +429,82 @@ def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
     if len(students) < 2:  # nothing to compare
         return result
     everyone = reference_answers(assignment)
-    common = {kind: shared_fingerprints(answers, everyone, kind) for kind in ("code", "text")}
-    for i in range(len(students)):
-        for j in range(i + 1, len(students)):
-            shares, counts = {}, {}
-            for kind, (together, sizes) in common.items():
-                counts[kind] = int(together[i, j])
-                shares[kind] = (counts[kind] / max(sizes[i], 1), counts[kind] / max(sizes[j], 1))
-            if any(counts.values()):
-                kinds = tuple(kind for kind, (_, sizes) in common.items() if sizes[i] and sizes[j])
-                pair = Pair(students[i], students[j], shares["code"], shares["text"], counts, kinds)
-                result.pairs.append(pair)
-    result.pairs.sort(key=lambda p: (-p.similarity, -p.evidence, p.first, p.second))
+    result.counted = counted_fingerprints(answers, everyone)
+    result.measures = class_measures(answers, result.counted, stubs_of(assignment))
+    code, text = result.measures[0], result.measures[1]
+    meanings = [m for m in result.measures if m.family == "meaning"]
+    for i, j in itertools.combinations(range(len(students)), 2):
+        reasons = tuple(reason(m, i, j, result.measures) for m in result.measures if m.unusual(i, j))
+        if not (reasons or code.shared[i, j] or text.shared[i, j]):
+            continue
+        closest = max((float(m.figures[i, j]) for m in meanings if m.counts[i, j]), default=None)
+        result.pairs.append(Pair(students[i], students[j], (float(code.shares[i, j]), float(code.shares[j, i])),
+                                 (float(text.shares[i, j]), float(text.shares[j, i])),
+                                 {"code": int(code.shared[i, j]), "text": int(text.shared[i, j])}, closest, reasons))
+    result.pairs.sort(key=lambda p: (not p.listed, -p.similarity, p.first, p.second))
     return result
 
 
-def side_by_side(first: Answers, second: Answers) -> list[tuple[str, float, float, str, str]]:
-    """The answers in which copydetect finds a match, each as (answer id, share of the first's answer that matches,
-    share of the second's, the first's answer and the second's as escaped HTML with the matches in <mark>). Code is
-    shown as written; written answers as the words compared."""
+def stubs_of(assignment: str) -> Answers:
+    """The release's answer cells as handed out (their stubs)."""
+    return answers_of(nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
+
+
+def marked(fingerprint: Fingerprint, other: Fingerprint, counting: set[int]) -> tuple[str, str]:
+    """Both texts as escaped HTML, the passages of the fingerprints in `counting` that both have in <mark>."""
+    for each in (fingerprint, other):
+        each.hashes = each.hashes & counting
+    overlap, _, slices = compare_files(fingerprint, other)
+    if not overlap:
+        return html.escape(fingerprint.raw_code), html.escape(other.raw_code)
+    return tuple(html.escape(highlight_overlap(each.raw_code, cut, OPEN, CLOSE)[0]).replace(OPEN, "<mark>")
+                 .replace(CLOSE, "</mark>") for each, cut in zip((fingerprint, other), slices))
+
+
+def side_by_side(similarity: Similarity, pair: Pair) -> list[tuple[str, str, str, str]]:
+    """The answers that list a pair, each as (answer id, what is alike, the first's answer and the second's as escaped
+    HTML): those alike where the pair is listed answer by answer, and where the pooled code or text lists it, every
+    answer of that kind with fingerprints in common. Only the fingerprints the figures count are marked (not the release's, the solution's or
+    the class's common code): code is shown as written, written answers as the words compared; an answer alike in
+    meaning only is shown unmarked."""
+    first, second = similarity.answers[pair.first], similarity.answers[pair.second]
+    index = {student: i for i, student in enumerate(similarity.students)}
+    i, j = index[pair.first], index[pair.second]
+    listing = {reason.family for reason in pair.reasons}
     views = []
-    for kind, ours, theirs in (("code", first.code, second.code), ("text", first.text, second.text)):
-        for answer in sorted(ours.keys() & theirs.keys()):
-            a, b = (ours[answer], theirs[answer]) if kind == "code" else (words(ours[answer]), words(theirs[answer]))
-            if not (a.strip() and b.strip()):
-                continue
+    for measure in (m for m in similarity.measures if m.answer is not None):
+        kind = "code" if measure.answer in first.code else "text"
+        a, b = ((first.code, second.code) if kind == "code" else (first.text, second.text))
+        if measure.answer not in a or measure.answer not in b:
+            continue
+        if measure.family == "answer" and measure.shared[i, j] and (
+                ("answers" in listing and measure.alike(i, j)) or kind in listing):
+            counting = similarity.counted[pair.first][measure.answer] & similarity.counted[pair.second][measure.answer]
             try:
-                overlap, shares, slices = compare_files(Fingerprint(a, kind), Fingerprint(b, kind))
+                shown = marked(Fingerprint(a[measure.answer], kind), Fingerprint(b[measure.answer], kind), counting)
             except Exception:  # code pygments cannot tokenize
                 continue
-            if overlap:
-                marked = [html.escape(highlight_overlap(text, cut, OPEN, CLOSE)[0]).replace(OPEN, "<mark>")
-                          .replace(CLOSE, "</mark>") for text, cut in zip((a, b), slices)]
-                views.append((answer, float(shares[0]), float(shares[1]), *marked))
+            views.append((measure.answer, f"{measure.shares[i, j]:.0%} and {measure.shares[j, i]:.0%} of each one's "
+                          "fingerprints alike", *shown))
+        elif measure.family == "meaning" and measure.unusual(i, j):
+            views.append((measure.answer, f"the same meaning (cosine {measure.figures[i, j]:.2f})",
+                          html.escape(a[measure.answer]), html.escape(b[measure.answer])))
     return views
 
 
 def write_csv(similarity: Similarity, target: Path) -> None:
-    """Every pair with fingerprints in common, most similar first."""
+    """Every pair with fingerprints in common or listed, listed first, then most similar first."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student_a", "student_b", "similarity", "code_share_a", "code_share_b",
                          "code_fingerprints_shared", "text_share_a", "text_share_b", "text_fingerprints_shared",
-                         "listed"])
-        listed = {(p.first, p.second) for p in similarity.listed}
+                         "closest_meaning", "listed", "listed_by"])
         for p in similarity.pairs:
             writer.writerow([p.first, p.second, f"{p.similarity:.3f}", f"{p.code[0]:.3f}", f"{p.code[1]:.3f}",
                              p.shared.get("code", 0), f"{p.text[0]:.3f}", f"{p.text[1]:.3f}", p.shared.get("text", 0),
-                             "yes" if (p.first, p.second) in listed else ""])
+                             "" if p.meaning is None else f"{p.meaning:.3f}", "yes" if p.listed else "",
+                             p.listed_by])
 
 
 def class_similarity(assignment: str, students: list[str]) -> Similarity:
