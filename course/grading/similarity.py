@@ -60,14 +60,14 @@ K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of nor
 # typical figure it must stand, and the least spread a class is taken to have (a class whose independent pairs share
 # nothing has none). Pooled code and text, and one answer's fingerprints, are shares; "answers" is a surprise in nats
 # (3.0: as rare as one pair in 20); meaning is a cosine (docs/grading.md, "Similar submissions": how they were chosen).
-FLOOR = {"code": 0.6, "text": 0.6, "answers": 3.0, "meaning": 0.85}
-Z = {"code": 4.0, "text": 4.0, "answers": 4.0, "meaning": 3.0}
+FLOOR = {"code": 0.4, "text": 0.4, "answers": 3.0, "meaning": 0.85}
+Z = {"code": 4.0, "text": 4.0, "answers": 3.0, "meaning": 3.0}
 MIN_SPREAD = {"code": 0.05, "text": 0.05, "answers": 1.0, "meaning": 0.05}
 ALIKE = 0.6  # an answer whose discounted share is this or more is alike, and counts towards the surprise
 CALIBRATION_PAIRS = 10  # below this many pairs (a class under five), the floors alone decide
 RARE, RARE_PAIRS = 0.03, 6  # a figure lists a pair only if at most this share of the class's pairs (or this many)
 #                             are as alike on that measure: copying is rare, writing alike by chance is not
-MIN_SHARED = 8  # fingerprints in common below which a fingerprint figure is no evidence (a few lines alike)
+MIN_SHARED = 12  # fingerprints in common below which a fingerprint figure is no evidence (a few lines alike)
 SHRINK = 8  # a fingerprint figure is shared / (the smaller student's fingerprints + SHRINK): the larger share, discounted
 #            where there is little of it (8 of 8 fingerprints alike is 50%, 80 of 80 is 91%)
 MIN_WORDS = 12  # written answers shorter than this are not compared by meaning
