@@ -5,8 +5,8 @@
 
 Each assignment gets a synthetic class (course.planted_copies): CLASS_SIZE independent students and COPIES planted
 copies of some of them, each disguised. With --held-out, each FOLDER is a class written apart from the detector
-(tests/fixture/similarity_held_out/<assignment>/: one <student>.ipynb each, and truth.json naming each copy, its
-source and how it was made). Printed per class, with the rules of course.grading.similarity (FLOOR, Z, calibrated on
+(tests/fixture/similarity_held_out/<assignment>/: answers.json, each student's answers by grade id, and truth.json
+naming each copy, its source and how it was made). Printed per class, with the rules of course.grading.similarity (FLOOR, Z, calibrated on
 the class): copies listed, independent pairs listed, the groups, and the seconds the comparison took (building the
 class is not counted); for a held-out class, each copy with what listed it.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
-from course.grading.similarity import Similarity, compare, read_answers  # noqa: E402
+from course.grading.similarity import Answers, Similarity, compare  # noqa: E402
 from course.planted_copies import planted_class  # noqa: E402
 
 
@@ -61,9 +61,10 @@ def held_out(folder: Path) -> None:
     """One held-out class: the summary row, then each copy, and each pair listed that is not a copy."""
     assignment = folder.name
     truth = json.loads((folder / "truth.json").read_text())
-    answers = {notebook.stem: read_answers(notebook) for notebook in sorted(folder.glob("*.ipynb"))}
+    answers = {student: Answers(a["code"], a["text"])
+               for student, a in json.loads((folder / "answers.json").read_text()).items()}
     start = time.perf_counter()
-    similarity = compare(assignment, {student: a for student, a in answers.items() if a is not None})
+    similarity = compare(assignment, answers)
     seconds = time.perf_counter() - start
     copies = {frozenset((c["copier"], c["source"])): c["kind"] for c in truth["copies"]}
     listed = listed_pairs(similarity)

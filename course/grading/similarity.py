@@ -11,16 +11,16 @@ each its own evidence:
   (course.grading.sentence_encoder), so that a paraphrase is evidence too.
 
 Fingerprints anyone could share count for nothing: the release's (given code and stubs), the instructor's solution's,
-and those most of the class has (code most students write alike). A fingerprint measure's figure for a pair is the
+and those more than a few of the class have (COMMON_SHARE: what the class writes alike). A fingerprint measure's figure for a pair is the
 larger of the two students' shares of their own fingerprints that the other has (a copy padded with dead code keeps
 the original's share high), discounted where the smaller student has few fingerprints (SHRINK): 8 of 8 alike is weak
 evidence, 80 of 80 strong.
 
 A figure is unusual for this class when it is at or above the measure's floor (FLOOR), stands Z robust standard
 deviations above the class's typical figure on that measure (its median over the pairs; the spread is 1.4826 times
-the median absolute deviation, at least MIN_SPREAD), and few of the class's pairs reach it (RARE): the class's own
-distribution says how alike independent work is, so a short question everyone answers alike, or a cell a quarter of
-the class writes the same way, lists no one. A figure counts only where there is enough of it: MIN_SHARED fingerprints
+the median absolute deviation, at least MIN_SPREAD), and few of the class's pairs reach it (RARE_PER_STUDENT): the
+class's own distribution says how alike independent work is, so a short question everyone answers alike, or a cell a
+quarter of the class writes the same way, lists no one. A figure counts only where there is enough of it: MIN_SHARED fingerprints
 in common, or written answers of MIN_WORDS words each.
 
 Answer by answer, the evidence is how rare the pair's alike answers are together: for each answer on which the pair is
@@ -65,14 +65,15 @@ Z = {"code": 4.0, "text": 4.0, "answers": 3.0, "meaning": 3.0}
 MIN_SPREAD = {"code": 0.05, "text": 0.05, "answers": 1.0, "meaning": 0.05}
 ALIKE = 0.6  # an answer whose discounted share is this or more is alike, and counts towards the surprise
 CALIBRATION_PAIRS = 10  # below this many pairs (a class under five), the floors alone decide
-RARE, RARE_PAIRS = 0.03, 6  # a figure lists a pair only if at most this share of the class's pairs (or this many)
-#                             are as alike on that measure: copying is rare, writing alike by chance is not
+RARE_PER_STUDENT, RARE_PAIRS = 0.1, 6  # a figure lists a pair only if at most this many pairs per student of the class
+#                                      (at least RARE_PAIRS) are as alike on that measure: copies grow with the class,
+#                                      not with its pairs; writing alike by chance grows with its pairs
 MIN_SHARED = 12  # fingerprints in common below which a fingerprint figure is no evidence (a few lines alike)
 SHRINK = 8  # a fingerprint figure is shared / (the smaller student's fingerprints + SHRINK): the larger share, discounted
 #            where there is little of it (8 of 8 fingerprints alike is 50%, 80 of 80 is 91%)
 MIN_WORDS = 12  # written answers shorter than this are not compared by meaning
-COMMON_SHARE = 0.5  # a fingerprint more than this share of the class has is code the class writes alike
-COMMON_MIN_STUDENTS = 4  # ...counted only in a class of at least this many students
+COMMON_SHARE, COMMON_STUDENTS = 0.5, 4  # a fingerprint more students have than this share of the class (and more
+#                                         than COMMON_STUDENTS) is what the class writes alike, no evidence between two
 MIN_GROUP = 3
 NOTEBOOK_LIMIT = 64 * 2**20
 OPEN, CLOSE = "\0match\0", "\0/match\0"  # where copydetect marks a match, before the text is escaped
@@ -282,7 +283,7 @@ def reference_answers(assignment: str) -> list[Answers]:
 
 def counted_fingerprints(answers: dict[str, Answers], everyone: list[Answers]) -> dict[str, dict[str, set[int]]]:
     """student -> answer id -> the fingerprints of that answer that count as evidence: not `everyone`'s (of any cell
-    of the same kind), and not held by more than COMMON_SHARE of a class of COMMON_MIN_STUDENTS or more."""
+    of the same kind), and not held by more than COMMON_SHARE of the class and more than COMMON_STUDENTS."""
     counted: dict[str, dict[str, set[int]]] = {student: {} for student in answers}
     for kind in ("code", "text"):
         def of(a: Answers) -> dict[str, str]:
@@ -291,12 +292,12 @@ def counted_fingerprints(answers: dict[str, Answers], everyone: list[Answers]) -
         for student, theirs in answers.items():
             for answer, source in of(theirs).items():
                 counted[student][answer] = answer_hashes(source, kind) - shared_by_everyone
-        if len(answers) >= COMMON_MIN_STUDENTS:
+        if len(answers) > COMMON_STUDENTS:
             holders: dict[int, int] = {}
             for student, theirs in answers.items():
                 for h in set().union(*(counted[student][a] for a in of(theirs))):
                     holders[h] = holders.get(h, 0) + 1
-            common = {h for h, n in holders.items() if n > COMMON_SHARE * len(answers)}
+            common = {h for h, n in holders.items() if n > max(COMMON_SHARE * len(answers), COMMON_STUDENTS)}
             for student, theirs in answers.items():
                 for answer in of(theirs):
                     counted[student][answer] -= common
@@ -311,14 +312,15 @@ def class_values(figures: np.ndarray, wrote: np.ndarray) -> np.ndarray:
 def calibrated(figures: np.ndarray, wrote: np.ndarray, family: str) -> tuple[float, float]:
     """(the class's typical figure, the least figure it lists) of a measure: `figures` (N, N), over the pairs that
     both wrote something here (`wrote`, (N, N) bool). The least figure listed is the floor, Z robust standard
-    deviations above the typical figure, and above the figures of all but the RARE share of the class's pairs (at
-    least RARE_PAIRS of them)."""
+    deviations above the typical figure, and above the figures of all but RARE_PER_STUDENT pairs per student of the
+    class (at least RARE_PAIRS)."""
     values = class_values(figures, wrote)
     if len(values) < CALIBRATION_PAIRS:
         return (float(np.median(values)) if len(values) else 0.0), FLOOR[family]
     typical = float(np.median(values))
     spread = max(1.4826 * float(np.median(np.abs(values - typical))), MIN_SPREAD[family])
-    allowed = max(int(RARE * len(values)), RARE_PAIRS)
+    students = int(wrote.any(axis=1).sum())
+    allowed = max(int(RARE_PER_STUDENT * students), RARE_PAIRS)
     descending = np.sort(values)[::-1]
     rare = float(np.nextafter(descending[allowed], np.inf)) if allowed < len(descending) else 0.0
     return typical, max(FLOOR[family], typical + Z[family] * spread, rare)
@@ -386,10 +388,9 @@ def meaning_measure(answer: str, texts: list[str], stub: str) -> Measure | None:
 def class_measures(answers: dict[str, Answers], counted: dict[str, dict[str, set[int]]],
                    stubs: Answers) -> list[Measure]:
     """Every measure over the class: code and written answers pooled, each answer's fingerprints and the surprise of
-    them together, each written answer's meaning."""
+    them together, each written answer's meaning; the answers are the release's answer cells (`stubs`)."""
     students = sorted(answers)
-    code_ids = sorted({a for s in students for a in answers[s].code})
-    text_ids = sorted({a for s in students for a in answers[s].text})
+    code_ids, text_ids = sorted(stubs.code), sorted(stubs.text)  # the release's answer cells, whatever a notebook adds
 
     def pooled(ids: list[str]) -> list[set[int]]:
         return [set().union(*(counted[s].get(a, set()) for a in ids)) for s in students]
@@ -423,14 +424,18 @@ def reason(measure: Measure, i: int, j: int, measures: list[Measure]) -> Reason:
 
 
 def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
-    """The similarity of every pair of `answers` (student -> their answers)."""
+    """The similarity of every pair of `answers` (student -> their answers), on the release's answer cells only."""
+    stubs = stubs_of(assignment)
+    answers = {student: Answers({a: s for a, s in theirs.code.items() if a in stubs.code},
+                                {a: s for a, s in theirs.text.items() if a in stubs.text})
+               for student, theirs in answers.items()}
     result = Similarity(assignment, answers)
     students = result.students
     if len(students) < 2:  # nothing to compare
         return result
     everyone = reference_answers(assignment)
     result.counted = counted_fingerprints(answers, everyone)
-    result.measures = class_measures(answers, result.counted, stubs_of(assignment))
+    result.measures = class_measures(answers, result.counted, stubs)
     code, text = result.measures[0], result.measures[1]
     meanings = [m for m in result.measures if m.family == "meaning"]
     for i, j in itertools.combinations(range(len(students)), 2):
