@@ -137,6 +137,8 @@ HARDEST = (
     "Clip was the trickiest: deciding what happens when low is larger than high is not stated anywhere.",
     "Probably normalize, as dividing by a range that can be zero is the only place the code can actually crash.",
     "Cube, oddly: I raised to the power with ^ out of habit from another language, which is exclusive or here.",
+    "None of them really; the trickiest part was remembering that the mean of a list must come back as a float.",
+    "Clip, because I first returned the clipped list without converting it, and the test expected an array.",
 )
 TESTS = (
     "It would give values below low, inside the range and above high, and check that only the outer ones move.",
@@ -158,6 +160,8 @@ TESTS = (
     "That clip works elementwise: every entry is compared with the bounds on its own.",
     "Mixed signs, because a sign error in the comparison is the likeliest mistake.",
     "Whether a two-dimensional input keeps its shape after clipping.",
+    "I would check an input with NaN in it, since comparisons with NaN are always false.",
+    "One test per branch of the function: below, inside, above, and the two boundaries exactly.",
 )
 ADA = Answers(
     {"answer-square": '''def square(x):
@@ -193,6 +197,28 @@ ADA = Answers(
      "reflection-tests": "It should feed clip values below the lower bound, between the bounds and above the upper "
                          "bound, and check that the low ones are raised, the high ones lowered and the rest left "
                          "exactly as they were."})
+BEA = {"answer-square": ADA.code["answer-square"], "answer-clip": '''def clip(x, low, high):
+    """x with every value below `low` raised to it and every value above `high` lowered to it."""
+    flat = np.array(x, dtype=float, copy=True)
+    for position in np.ndindex(flat.shape):
+        current = flat[position]
+        if current < low:
+            flat[position] = low
+        elif current > high:
+            flat[position] = high
+    return flat
+''', "answer-normalize": '''def normalize(x):
+    """(x - min) / (max - min) of a 1-D array; all zeros when x is constant."""
+    data = np.asarray(x, dtype=float)
+    smallest = float(min(data)) if len(data) else 0.0
+    largest = float(max(data)) if len(data) else 0.0
+    gap = largest - smallest
+    result = np.zeros(len(data))
+    if gap:
+        for k, value in enumerate(data):
+            result[k] = (value - smallest) / gap
+    return result
+'''}
 # ada's written answers, reworded as a copier rewords them: synonyms, clauses turned round, the same argument.
 PARAPHRASED = {"reflection-hardest": "For me the hardest one was normalize. When the array is constant its range "
                                      "is zero, so dividing turns into NaN values, and I needed a special case that "
@@ -216,14 +242,17 @@ def with_parts(base: Answers, code: dict | None = None, text: dict | None = None
 @pytest.fixture(scope="module")
 def evidence_class(on_fixture) -> dict:
     """Ten independent students, ada (own distinctive normalize and mean, the solution's square, own prose), and:
-    code_copier: ada's code exactly, their own prose; partial: ada's two distinctive cells among their own work;
+    code_copier and second_copier: ada's code exactly, their own prose; bea (own distinctive clip and normalize,
+    the solution's square); partial: bea's two distinctive cells among their own work;
     paraphraser: their own code, ada's prose reworded; link: reflection-hardest from ada, reflection-tests from
     independent student 0 (so ada and student 0 are each alike with link, not with each other); obvious_1 and
     obvious_2: the same short obvious answer to reflection-tests."""
     answers = {f"student{i:03d}": own(i) for i in range(10)}
     answers["ada"] = with_parts(own(10), code=ADA.code, text=ADA.text)
     answers["code_copier"] = with_parts(own(11), code=answers["ada"].code)
-    answers["partial"] = with_parts(own(12), code=ADA.code)  # with ada's (the solution's) answer-square
+    answers["second_copier"] = with_parts(own(17), code=answers["ada"].code)
+    answers["bea"] = with_parts(own(18), code=BEA)
+    answers["partial"] = with_parts(own(12), code=BEA)  # with bea's (the solution's) answer-square
     answers["paraphraser"] = with_parts(own(13), text=PARAPHRASED)
     answers["link"] = with_parts(own(14), text={"reflection-hardest": ADA.text["reflection-hardest"],
                                                 "reflection-tests": answers["student000"].text["reflection-tests"]})
@@ -243,9 +272,9 @@ def test_a_copy_of_the_code_alone_is_listed_by_its_code(evidence_class):
 
 
 def test_two_copied_answers_among_others_are_listed_answer_by_answer_naming_them(evidence_class):
-    pair = evidence_class["listed"][frozenset(("ada", "partial"))]
+    pair = evidence_class["listed"][frozenset(("bea", "partial"))]
     why = next(str(reason) for reason in pair.reasons if reason.measure == "answer by answer")
-    assert "answer-normalize 100% and 100%" in why and "answer-mean 100% and 100%" in why
+    assert "answer-normalize 100% and 100%" in why and "answer-clip 100% and 100%" in why
 
 
 def test_written_answers_reworded_are_listed_by_their_meaning(evidence_class):
@@ -254,7 +283,7 @@ def test_written_answers_reworded_are_listed_by_their_meaning(evidence_class):
 
 
 def test_independent_work_and_the_same_short_obvious_answer_are_not_listed(evidence_class):
-    copiers = {"code_copier", "partial", "paraphraser", "link"}
+    copiers = {"code_copier", "second_copier", "partial", "paraphraser", "link"}  # and whom they copied
     unexpected = {pair for pair in evidence_class["listed"] if not pair & copiers}
     assert unexpected == set(), "independent students (obvious_1 and obvious_2 wrote the same short answer)"
 
@@ -264,20 +293,20 @@ def test_a_group_needs_every_two_of_its_members_listed(evidence_class):
     assert listed_by(evidence_class, "ada", "link") and listed_by(evidence_class, "link", "student000")
     assert not listed_by(evidence_class, "ada", "student000")
     assert all({"ada", "link", "student000"} - set(group) for group in evidence_class["similarity"].clusters)
-    assert ("ada", "code_copier", "partial") in evidence_class["similarity"].clusters
+    assert ("ada", "code_copier", "second_copier") in evidence_class["similarity"].clusters
 
 
 def test_the_side_by_side_view_marks_only_what_the_figures_count(evidence_class):
-    """The copied lines are marked; the instructor's solution of answer-square, which both handed in, is not shown as
-    alike; answers alike in meaning only are shown unmarked, saying so."""
+    """The copied lines are marked; the instructor's solution of answer-square, which bea and partial both handed in,
+    is not shown as alike; answers alike in meaning only are shown unmarked, saying so."""
     from course.grading.similarity import side_by_side
 
     similarity = evidence_class["similarity"]
     views = {answer: (alike, first) for answer, alike, first, _ in
-             side_by_side(similarity, similarity.pair("ada", "partial"))}
-    assert {"answer-normalize", "answer-mean"} <= set(views)
-    marked = " ".join(re.findall(r"<mark>(.*?)</mark>", views["answer-normalize"][1], flags=re.S))
-    assert "lowest, highest = values[0], values[0]" in marked
+             side_by_side(similarity, similarity.pair("bea", "partial"))}
+    assert {"answer-normalize", "answer-clip"} <= set(views)
+    marked = " ".join(re.findall(r"<mark>(.*?)</mark>", views["answer-clip"][1], flags=re.S))
+    assert "for position in np.ndindex(flat.shape)" in marked
     assert "answer-square" not in views, "the solution's code is not a match"
     reworded = {answer: alike for answer, alike, *_ in side_by_side(similarity, similarity.pair("ada", "paraphraser"))}
     assert all(alike.startswith("the same meaning") for alike in reworded.values()) and len(reworded) == 2

@@ -25,7 +25,10 @@ in common, or written answers of MIN_WORDS words each.
 
 Answer by answer, the evidence is how rare the pair's alike answers are together: for each answer on which the pair is
 alike (ALIKE or more of the smaller one's fingerprints, discounted as above), the share of the class's pairs as alike
-on it, and the pair's figure is the sum of their negative logarithms (its surprise, in nats). Two cells that no other
+on it, and the pair's figure is the sum of their negative logarithms (its surprise, in nats). The written answers'
+meanings make a second such measure of their own (alike: a cosine at FLOOR["meaning"] or more and Z_ALIKE robust
+deviations above the class's on that question), so that five answers each reworded stand out together though none does
+alone. Two cells that no other
 pair shares stand out among fifteen; three cells that a fifth of the class writes alike do not.
 
 A pair is listed when any of its measures is unusual, and says which. Groups are sets of three or more students every
@@ -59,11 +62,16 @@ K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of nor
 # Each family of measures: the least figure that lists a pair, how many robust standard deviations above the class's
 # typical figure it must stand, and the least spread a class is taken to have (a class whose independent pairs share
 # nothing has none). Pooled code and text, and one answer's fingerprints, are shares; "answers" is a surprise in nats
-# (3.0: as rare as one pair in 20); meaning is a cosine (docs/grading.md, "Similar submissions": how they were chosen).
-FLOOR = {"code": 0.4, "text": 0.4, "answers": 3.0, "meaning": 0.85}
+# (its floor grows with the class: CHANCE); meaning is a cosine (docs/grading.md, "Similar submissions": how they were chosen).
+FLOOR = {"code": 0.3, "text": 0.3, "answers": 3.0, "meaning": 0.85}
+CHANCE = 20  # a surprise lists a pair only above ln(the class's pairs) + ln(CHANCE): fewer than one pair in CHANCE
+#              classes would be as surprising by chance alone
 Z = {"code": 4.0, "text": 4.0, "answers": 3.0, "meaning": 3.0}
 MIN_SPREAD = {"code": 0.05, "text": 0.05, "answers": 1.0, "meaning": 0.05}
+NEAR_IDENTICAL = {"code": 0.9, "text": 0.9, "answers": np.inf, "meaning": 0.97}
 ALIKE = 0.6  # an answer whose discounted share is this or more is alike, and counts towards the surprise
+Z_ALIKE = 2.0  # a written answer whose meaning stands this many robust deviations above its class's (and at its floor)
+#                is alike, and counts towards the meaning's surprise
 CALIBRATION_PAIRS = 10  # below this many pairs (a class under five), the floors alone decide
 RARE_PER_STUDENT, RARE_PAIRS = 0.1, 6  # a figure lists a pair only if at most this many pairs per student of the class
 #                                      (at least RARE_PAIRS) are as alike on that measure: copies grow with the class,
@@ -102,13 +110,20 @@ class Measure:
     counts: np.ndarray  # (N, N) bool: ...and enough of it for the pair's figure to be evidence
     typical: float  # the class's median figure over the pairs that both wrote something here
     threshold: float  # the least figure this class lists (for one answer's fingerprints: ALIKE)
+    cut: float  # for one answer's measures, the least figure that is alike (ALIKE, or a meaning's Z_ALIKE)
 
     def unusual(self, i: int, j: int) -> bool:
         return self.family != "answer" and bool(self.counts[i, j]) and self.figures[i, j] >= self.threshold
 
     def alike(self, i: int, j: int) -> bool:
-        """For one answer's fingerprints: the pair's answers are alike (their figure counts towards the surprise)."""
-        return bool(self.counts[i, j]) and self.figures[i, j] >= ALIKE
+        """For one answer's measures: the pair's answers are alike (their figure counts towards the surprise)."""
+        return bool(self.alike_pairs()[i, j])
+
+    def alike_pairs(self) -> np.ndarray:
+        """(N, N) bool, for one answer's measures: the pairs whose answers are alike (at `cut` or more)."""
+        if self.family not in ("answer", "meaning"):
+            return np.zeros_like(self.counts)
+        return self.counts & (self.figures >= self.cut)
 
 
 @dataclass(frozen=True)
@@ -309,21 +324,31 @@ def class_values(figures: np.ndarray, wrote: np.ndarray) -> np.ndarray:
     return figures[np.triu(wrote, k=1)]
 
 
-def calibrated(figures: np.ndarray, wrote: np.ndarray, family: str) -> tuple[float, float]:
-    """(the class's typical figure, the least figure it lists) of a measure: `figures` (N, N), over the pairs that
-    both wrote something here (`wrote`, (N, N) bool). The least figure listed is the floor, Z robust standard
-    deviations above the typical figure, and above the figures of all but RARE_PER_STUDENT pairs per student of the
-    class (at least RARE_PAIRS)."""
+@dataclass(frozen=True)
+class Calibration:
+    """How alike a class's pairs are on one measure."""
+
+    typical: float  # the median figure
+    spread: float  # 1.4826 times the median absolute deviation, at least MIN_SPREAD
+    threshold: float  # the least figure the class lists
+
+
+def calibrated(figures: np.ndarray, wrote: np.ndarray, family: str) -> Calibration:
+    """A measure's calibration on its class: `figures` (N, N), over the pairs that both wrote something here (`wrote`,
+    (N, N) bool). The least figure listed is the floor, Z robust standard deviations above the typical figure (but no
+    more than NEAR_IDENTICAL: answers alike as that are unusual unless many pairs are), and above the figures of all
+    but RARE_PER_STUDENT pairs per student of the class (at least RARE_PAIRS)."""
     values = class_values(figures, wrote)
+    floor = max(FLOOR[family], np.log(max(len(values), 1)) + np.log(CHANCE)) if family == "answers" else FLOOR[family]
     if len(values) < CALIBRATION_PAIRS:
-        return (float(np.median(values)) if len(values) else 0.0), FLOOR[family]
+        return Calibration(float(np.median(values)) if len(values) else 0.0, MIN_SPREAD[family], floor)
     typical = float(np.median(values))
     spread = max(1.4826 * float(np.median(np.abs(values - typical))), MIN_SPREAD[family])
     students = int(wrote.any(axis=1).sum())
     allowed = max(int(RARE_PER_STUDENT * students), RARE_PAIRS)
     descending = np.sort(values)[::-1]
     rare = float(np.nextafter(descending[allowed], np.inf)) if allowed < len(descending) else 0.0
-    return typical, max(FLOOR[family], typical + Z[family] * spread, rare)
+    return Calibration(typical, spread, max(floor, min(typical + Z[family] * spread, NEAR_IDENTICAL[family]), rare))
 
 
 def fingerprint_measure(name: str, family: str, answer: str | None, sets: list[set[int]]) -> Measure:
@@ -338,10 +363,13 @@ def fingerprint_measure(name: str, family: str, answer: str | None, sets: list[s
     figures = shared / (np.minimum(sizes[:, None], sizes[None, :]) + SHRINK)
     wrote = (sizes[:, None] > 0) & (sizes[None, :] > 0)
     np.fill_diagonal(wrote, False)
-    typical, threshold = (calibrated(figures, wrote, family) if family != "answer"
-                          else (float(np.median(class_values(figures, wrote))) if wrote.any() else 0.0, ALIKE))
+    if family == "answer":  # lists no pair on its own: alike at ALIKE
+        typical = float(np.median(class_values(figures, wrote))) if wrote.any() else 0.0
+        calibration = Calibration(typical, 0.0, ALIKE)
+    else:
+        calibration = calibrated(figures, wrote, family)
     return Measure(name, family, answer, figures, shares, shared.astype(int), wrote, wrote & (shared >= MIN_SHARED),
-                   typical, threshold)
+                   calibration.typical, calibration.threshold, calibration.threshold)
 
 
 def as_alike(measure: Measure) -> np.ndarray:
@@ -351,18 +379,17 @@ def as_alike(measure: Measure) -> np.ndarray:
     return at_least / max(len(values), 1)
 
 
-def answer_by_answer(answers: list[Measure]) -> Measure:
-    """The surprise of each pair's alike answers together: the sum over the answers on which the pair is alike of
-    -ln(the share of the class's pairs as alike on that answer)."""
-    n = answers[0].figures.shape[0] if answers else 0
+def answer_by_answer(answers: list[Measure], name: str, n: int) -> Measure:
+    """The surprise of each pair's alike answers together: the sum over the answer measures (one answer's
+    fingerprints, or a written answer's meaning) on which the pair is alike of -ln(the share of the class's pairs as
+    alike on it), for a class of `n` students."""
     surprise, wrote = np.zeros((n, n)), np.zeros((n, n), dtype=bool)
     for measure in answers:
-        alike = measure.counts & (measure.figures >= ALIKE)
-        surprise += np.where(alike, -np.log(np.maximum(as_alike(measure), 1e-12)), 0.0)
+        surprise += np.where(measure.alike_pairs(), -np.log(np.maximum(as_alike(measure), 1e-12)), 0.0)
         wrote |= measure.wrote
-    typical, threshold = calibrated(surprise, wrote, "answers")
-    return Measure("answer by answer", "answers", None, surprise, surprise, np.zeros((n, n), dtype=int), wrote,
-                   wrote & (surprise > 0), typical, threshold)
+    calibration = calibrated(surprise, wrote, "answers")
+    return Measure(name, "answers", None, surprise, surprise, np.zeros((n, n), dtype=int), wrote,
+                   wrote & (surprise > 0), calibration.typical, calibration.threshold, calibration.threshold)
 
 
 def meaning_measure(answer: str, texts: list[str], stub: str) -> Measure | None:
@@ -380,15 +407,16 @@ def meaning_measure(answer: str, texts: list[str], stub: str) -> Measure | None:
     wrote = np.zeros((n, n), dtype=bool)
     wrote[np.ix_(written, written)] = True
     np.fill_diagonal(wrote, False)
-    typical, threshold = calibrated(figures, wrote, "meaning")
+    c = calibrated(figures, wrote, "meaning")
     return Measure(f"{answer} (meaning)", "meaning", answer, figures, figures, np.zeros((n, n), dtype=int), wrote,
-                   wrote, typical, threshold)
+                   wrote, c.typical, c.threshold, max(FLOOR["meaning"], c.typical + Z_ALIKE * c.spread))
 
 
 def class_measures(answers: dict[str, Answers], counted: dict[str, dict[str, set[int]]],
                    stubs: Answers) -> list[Measure]:
-    """Every measure over the class: code and written answers pooled, each answer's fingerprints and the surprise of
-    them together, each written answer's meaning; the answers are the release's answer cells (`stubs`)."""
+    """Every measure over the class: code and written answers pooled; the surprise of the answers' fingerprints
+    together, and of the written answers' meanings together; each answer's fingerprints; each written answer's
+    meaning. The answers are the release's answer cells (`stubs`)."""
     students = sorted(answers)
     code_ids, text_ids = sorted(stubs.code), sorted(stubs.text)  # the release's answer cells, whatever a notebook adds
 
@@ -397,11 +425,13 @@ def class_measures(answers: dict[str, Answers], counted: dict[str, dict[str, set
 
     each = [fingerprint_measure(a, "answer", a, [counted[s].get(a, set()) for s in students])
             for a in code_ids + text_ids]
-    meanings = (meaning_measure(a, [answers[s].text.get(a, "") for s in students], stubs.text.get(a, ""))
-                for a in text_ids)
+    meanings = [m for m in (meaning_measure(a, [answers[s].text.get(a, "") for s in students], stubs.text.get(a, ""))
+                            for a in text_ids) if m is not None]
     return [fingerprint_measure("code", "code", None, pooled(code_ids)),
-            fingerprint_measure("written answers", "text", None, pooled(text_ids)), answer_by_answer(each), *each,
-            *(m for m in meanings if m is not None)]
+            fingerprint_measure("written answers", "text", None, pooled(text_ids)),
+            answer_by_answer(each, "answer by answer", len(students)),
+            answer_by_answer(meanings, "meaning, answer by answer", len(students)),
+            *each, *meanings]
 
 
 def reason(measure: Measure, i: int, j: int, measures: list[Measure]) -> Reason:
@@ -410,10 +440,12 @@ def reason(measure: Measure, i: int, j: int, measures: list[Measure]) -> Reason:
         text = (f"{measure.name}: the same meaning in other words (cosine {measure.figures[i, j]:.2f}; this class "
                 f"typically {measure.typical:.2f}, listed from {measure.threshold:.2f})")
     elif measure.family == "answers":
-        alike = [(m.answer, m.shares[i, j], m.shares[j, i], as_alike(m)[i, j], len(class_values(m.figures, m.wrote)))
-                 for m in measures if m.family == "answer" and m.alike(i, j)]
-        parts = ", ".join(f"{answer} {first:.0%} and {second:.0%} ({max(round(rarity * pairs), 1)} of {pairs} pairs "
-                          "as alike)" for answer, first, second, rarity, pairs in alike)
+        kind = "meaning" if measure.name.startswith("meaning") else "answer"
+        alike = [(m, as_alike(m)[i, j], len(class_values(m.figures, m.wrote))) for m in measures
+                 if m.family == kind and m.alike(i, j)]
+        parts = ", ".join((f"{m.name} cosine {m.figures[i, j]:.2f}" if m.family == "meaning" else
+                           f"{m.name} {m.shares[i, j]:.0%} and {m.shares[j, i]:.0%}")
+                          + f" ({max(round(rarity * pairs), 1)} of {pairs} pairs as alike)" for m, rarity, pairs in alike)
         text = (f"{measure.name}: {parts}; together a surprise of {measure.figures[i, j]:.1f} (this class typically "
                 f"{measure.typical:.1f}, listed from {measure.threshold:.1f})")
     else:
@@ -491,7 +523,7 @@ def side_by_side(similarity: Similarity, pair: Pair) -> list[tuple[str, str, str
                 continue
             views.append((measure.answer, f"{measure.shares[i, j]:.0%} and {measure.shares[j, i]:.0%} of each one's "
                           "fingerprints alike", *shown))
-        elif measure.family == "meaning" and measure.unusual(i, j):
+        elif measure.family == "meaning" and (measure.unusual(i, j) or ("answers" in listing and measure.alike(i, j))):
             views.append((measure.answer, f"the same meaning (cosine {measure.figures[i, j]:.2f})",
                           html.escape(a[measure.answer]), html.escape(b[measure.answer])))
     return views
