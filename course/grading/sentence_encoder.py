@@ -31,13 +31,15 @@ def meaning_vectors(texts: list[str]) -> np.ndarray:
     import torch
 
     tokenizer, model = encoder()
-    rows = []
-    with torch.no_grad():
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like lengths: little padding
+    vectors = np.zeros((len(texts), 384), dtype=np.float32)
+    with torch.inference_mode():
         for start in range(0, len(texts), BATCH):
-            batch = tokenizer(texts[start:start + BATCH], padding=True, truncation=True, max_length=MAX_TOKENS,
+            rows = order[start:start + BATCH]
+            batch = tokenizer([texts[i] for i in rows], padding=True, truncation=True, max_length=MAX_TOKENS,
                               return_tensors="pt")
             tokens = model(**batch).last_hidden_state  # (B, T, 384)
             mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)  # (B, T, 1)
             mean = (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1)
-            rows.append(torch.nn.functional.normalize(mean, dim=-1).numpy())
-    return np.concatenate(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+            vectors[rows] = torch.nn.functional.normalize(mean, dim=-1).numpy()
+    return vectors

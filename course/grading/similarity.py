@@ -63,12 +63,12 @@ K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of nor
 # typical figure it must stand, and the least spread a class is taken to have (a class whose independent pairs share
 # nothing has none). Pooled code and text, and one answer's fingerprints, are shares; "answers" is a surprise in nats
 # (its floor grows with the class: CHANCE); meaning is a cosine (docs/grading.md, "Similar submissions": how they were chosen).
-FLOOR = {"code": 0.3, "text": 0.3, "answers": 3.0, "meaning": 0.85}
+FLOOR = {"code": 0.3, "text": 0.3, "answer": 0.85, "answers": 3.0, "meaning": 0.85}
 CHANCE = 20  # a surprise lists a pair only above ln(the class's pairs) + ln(CHANCE): fewer than one pair in CHANCE
 #              classes would be as surprising by chance alone
-Z = {"code": 4.0, "text": 4.0, "answers": 3.0, "meaning": 3.0}
-MIN_SPREAD = {"code": 0.05, "text": 0.05, "answers": 1.0, "meaning": 0.05}
-NEAR_IDENTICAL = {"code": 0.9, "text": 0.9, "answers": np.inf, "meaning": 0.97}
+Z = {"code": 4.0, "text": 4.0, "answer": 4.0, "answers": 3.0, "meaning": 3.0}
+MIN_SPREAD = {"code": 0.05, "text": 0.05, "answer": 0.05, "answers": 1.0, "meaning": 0.05}
+NEAR_IDENTICAL = {"code": 0.9, "text": 0.9, "answer": 0.9, "answers": np.inf, "meaning": 0.97}
 ALIKE = 0.6  # an answer whose discounted share is this or more is alike, and counts towards the surprise
 Z_ALIKE = 2.0  # a written answer whose meaning stands this many robust deviations above its class's (and at its floor)
 #                is alike, and counts towards the meaning's surprise
@@ -76,6 +76,8 @@ CALIBRATION_PAIRS = 10  # below this many pairs (a class under five), the floors
 RARE_PER_STUDENT, RARE_PAIRS = 0.1, 6  # a figure lists a pair only if at most this many pairs per student of the class
 #                                      (at least RARE_PAIRS) are as alike on that measure: copies grow with the class,
 #                                      not with its pairs; writing alike by chance grows with its pairs
+RARE_ANSWER_PAIRS = 3  # one answer alone lists a pair only if at most this many pairs are as alike on it (a group of
+#                        three who copied one cell): a cell several pairs share is an implementation the class shares
 MIN_SHARED = 12  # fingerprints in common below which a fingerprint figure is no evidence (a few lines alike)
 SHRINK = 8  # a fingerprint figure is shared / (the smaller student's fingerprints + SHRINK): the larger share, discounted
 #            where there is little of it (8 of 8 fingerprints alike is 50%, 80 of 80 is 91%)
@@ -100,7 +102,7 @@ class Measure:
     """One measure over a class of N students: each pair's figure, and from which figure this class lists a pair."""
 
     name: str  # "code", "written answers", "answer by answer", an answer's id, or "<answer id> (meaning)"
-    family: str  # "code", "text" (pooled), "answer" (one answer's fingerprints: lists no pair on its own), "answers"
+    family: str  # "code", "text" (pooled), "answer" (one answer's fingerprints), "answers"
     #              (answer by answer) or "meaning" (one written answer's)
     answer: str | None  # the answer it compares, for one answer's measures
     figures: np.ndarray  # (N, N) each pair's figure: the larger share discounted (SHRINK), a surprise, or a cosine
@@ -109,11 +111,11 @@ class Measure:
     wrote: np.ndarray  # (N, N) bool: both students wrote something this measure compares
     counts: np.ndarray  # (N, N) bool: ...and enough of it for the pair's figure to be evidence
     typical: float  # the class's median figure over the pairs that both wrote something here
-    threshold: float  # the least figure this class lists (for one answer's fingerprints: ALIKE)
+    threshold: float  # the least figure this class lists
     cut: float  # for one answer's measures, the least figure that is alike (ALIKE, or a meaning's Z_ALIKE)
 
     def unusual(self, i: int, j: int) -> bool:
-        return self.family != "answer" and bool(self.counts[i, j]) and self.figures[i, j] >= self.threshold
+        return bool(self.counts[i, j]) and self.figures[i, j] >= self.threshold
 
     def alike(self, i: int, j: int) -> bool:
         """For one answer's measures: the pair's answers are alike (their figure counts towards the surprise)."""
@@ -345,7 +347,7 @@ def calibrated(figures: np.ndarray, wrote: np.ndarray, family: str) -> Calibrati
     typical = float(np.median(values))
     spread = max(1.4826 * float(np.median(np.abs(values - typical))), MIN_SPREAD[family])
     students = int(wrote.any(axis=1).sum())
-    allowed = max(int(RARE_PER_STUDENT * students), RARE_PAIRS)
+    allowed = RARE_ANSWER_PAIRS if family == "answer" else max(int(RARE_PER_STUDENT * students), RARE_PAIRS)
     descending = np.sort(values)[::-1]
     rare = float(np.nextafter(descending[allowed], np.inf)) if allowed < len(descending) else 0.0
     return Calibration(typical, spread, max(floor, min(typical + Z[family] * spread, NEAR_IDENTICAL[family]), rare))
@@ -363,13 +365,9 @@ def fingerprint_measure(name: str, family: str, answer: str | None, sets: list[s
     figures = shared / (np.minimum(sizes[:, None], sizes[None, :]) + SHRINK)
     wrote = (sizes[:, None] > 0) & (sizes[None, :] > 0)
     np.fill_diagonal(wrote, False)
-    if family == "answer":  # lists no pair on its own: alike at ALIKE
-        typical = float(np.median(class_values(figures, wrote))) if wrote.any() else 0.0
-        calibration = Calibration(typical, 0.0, ALIKE)
-    else:
-        calibration = calibrated(figures, wrote, family)
+    calibration = calibrated(figures, wrote, family)
     return Measure(name, family, answer, figures, shares, shared.astype(int), wrote, wrote & (shared >= MIN_SHARED),
-                   calibration.typical, calibration.threshold, calibration.threshold)
+                   calibration.typical, calibration.threshold, ALIKE if family == "answer" else calibration.threshold)
 
 
 def as_alike(measure: Measure) -> np.ndarray:
