@@ -310,3 +310,15 @@ def test_the_side_by_side_view_marks_only_what_the_figures_count(evidence_class)
     assert "answer-square" not in views, "the solution's code is not a match"
     reworded = {answer: alike for answer, alike, *_ in side_by_side(similarity, similarity.pair("ada", "paraphraser"))}
     assert all(alike.startswith("the same meaning") for alike in reworded.values()) and len(reworded) == 2
+
+
+def test_a_huge_answer_and_cells_the_release_does_not_have_are_compared_as_the_release_s_cells_cut_short(on_fixture):
+    """A notebook whose answers are megabytes long, with thousands of extra answer cells, is compared on the release's
+    answer cells only, each cut at ANSWER_CHARS (what it costs is bounded by the release, not by the notebook)."""
+    from course.grading.similarity import ANSWER_CHARS
+
+    huge = Answers({"answer-square": "x = 1\n" * 500_000, **{f"extra-{i}": "y = 2\n" for i in range(5000)}},
+                   {"reflection-hardest": "word " * 1_000_000})
+    compared = compare(ASSIGNMENT, {"hostile": huge, "ada": ADA, "bea": Answers(BEA, {})}).answers["hostile"]
+    assert set(compared.code) == {"answer-square"} and set(compared.text) == {"reflection-hardest"}
+    assert len(compared.code["answer-square"]) == len(compared.text["reflection-hardest"]) == ANSWER_CHARS

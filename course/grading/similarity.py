@@ -86,6 +86,7 @@ COMMON_SHARE, COMMON_STUDENTS = 0.5, 4  # a fingerprint more students have than 
 #                                         than COMMON_STUDENTS) is what the class writes alike, no evidence between two
 MIN_GROUP = 3
 NOTEBOOK_LIMIT = 64 * 2**20
+ANSWER_CHARS = 50_000  # of each answer, the part compared (a hostile answer of megabytes costs no more than this)
 OPEN, CLOSE = "\0match\0", "\0/match\0"  # where copydetect marks a match, before the text is escaped
 
 
@@ -454,15 +455,16 @@ def reason(measure: Measure, i: int, j: int, measures: list[Measure]) -> Reason:
 
 
 def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
-    """The similarity of every pair of `answers` (student -> their answers), on the release's answer cells only."""
+    """The similarity of every pair of `answers` (student -> their answers), on the release's answer cells only, each
+    up to ANSWER_CHARS."""
+    if len(answers) < 2:  # nothing to compare
+        return Similarity(assignment, answers)
     stubs = stubs_of(assignment)
-    answers = {student: Answers({a: s for a, s in theirs.code.items() if a in stubs.code},
-                                {a: s for a, s in theirs.text.items() if a in stubs.text})
+    answers = {student: Answers({a: s[:ANSWER_CHARS] for a, s in theirs.code.items() if a in stubs.code},
+                                {a: s[:ANSWER_CHARS] for a, s in theirs.text.items() if a in stubs.text})
                for student, theirs in answers.items()}
     result = Similarity(assignment, answers)
     students = result.students
-    if len(students) < 2:  # nothing to compare
-        return result
     everyone = reference_answers(assignment)
     result.counted = counted_fingerprints(answers, everyone)
     result.measures = class_measures(answers, result.counted, stubs)
