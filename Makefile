@@ -131,7 +131,7 @@ formgrader: $(STAMP) ## start nbgrader's formgrader on http://127.0.0.1:FORMGRAD
 	$(PY) -m course.formgrader --port $(FORMGRADER_PORT)
 
 grader-report: $(STAMP) ## mutants caught and diagnosed, alternatives accepted, per piece
-	$(PY) -m course.grader_accuracy $(ASSIGNMENT)
+	$(PY) -m course.measuring.grader_accuracy $(ASSIGNMENT)
 
 bench: $(STAMP) ## print run time, training time, accuracy vs baseline, seconds per graded submission
 	$(PY) scripts/benchmark.py $(ASSIGNMENT)

@@ -24,7 +24,7 @@ Probe = Callable[[Namespace], dict[str, np.ndarray]]
 
 
 def registry() -> tuple[dict[str, Probe], Callable[[str], Callable[[Probe], Probe]]]:
-    """A probe module's PROBES (check id -> probe; course.probes.run_probes runs them all) and its decorator
+    """A probe module's PROBES (check id -> probe; course.probe_runner.run_probes runs them all) and its decorator
     `probe(check_id)`, which registers a probe under the id of the check that judges its data."""
     probes: dict[str, Probe] = {}
 
@@ -39,7 +39,7 @@ def registry() -> tuple[dict[str, Probe], Callable[[str], Callable[[Probe], Prob
 
 
 def stand_in_registry() -> tuple[dict[str, str], Callable]:
-    """A probe module's STAND_INS (stand-in class name -> how a message names it: course.probes never shows the
+    """A probe module's STAND_INS (stand-in class name -> how a message names it: course.probe_runner never shows the
     class name) and its class decorator `stand_in(piece)`, which registers a stand-in for `piece`."""
     stand_ins: dict[str, str] = {}
 

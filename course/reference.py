@@ -14,7 +14,7 @@ import io
 import numpy as np
 
 from course import paths
-from course.probes import execute_program, load_probes, run_probes, solution_program
+from course.probe_runner import execute_program, load_probes, run_probes, solution_program
 
 
 def solution_outputs(assignment: str) -> dict[str, np.ndarray]:

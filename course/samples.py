@@ -12,7 +12,7 @@ last cell wrote submission_log.json.
   corpus.py), each of which must cost exactly the points of its own check.
 
 `Edit` is also how the mutants and alternatives of each corpus.py change the
-solution (course.grader_accuracy).
+solution (course.measuring.grader_accuracy).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 
 from course import notebook_cache, paths
+from course.assignment_parts import part
 from course.grading import limits
-from course.parts import part
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
-from course.parts import part  # noqa: E402
+from course.assignment_parts import part  # noqa: E402
 from course.samples import run_notebook, sample_notebook  # noqa: E402
 
 

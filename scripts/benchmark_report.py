@@ -2,7 +2,7 @@
 
     make bench-report [CLASS_SIZE=300] [ASSIGNMENT=name]     (default: every assignment)
 
-Each assignment gets a synthetic graded class (course.synthetic_records) of CLASS_SIZE students: the first mistakes
+Each assignment gets a synthetic graded class (course.measuring.synthetic_records) of CLASS_SIZE students: the first mistakes
 of its own catalogue (its checks.py) planted in its checks (the first in a third of the class, the next in a quarter,
 ...), a thirtieth of the class failing its last check with a verdict that names no mistake, and three submissions
 that need attention (invalid, timed out, crashed); every written answer still to grade by hand. Nothing is graded or
@@ -22,10 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
-from course.checks import grade_cells  # noqa: E402
+from course.assignment_parts import part  # noqa: E402
 from course.grading.class_report import html_report, markdown, summarize  # noqa: E402
-from course.parts import part  # noqa: E402
-from course.synthetic_records import Attention, Planted, synthetic_records  # noqa: E402
+from course.measuring.synthetic_records import Attention, Planted, synthetic_records  # noqa: E402
+from course.verdicts import grade_cells  # noqa: E402
 
 PLANTED_MISTAKES = 4
 

@@ -3,7 +3,7 @@
     make bench-similarity [CLASS_SIZE=300] [COPIES=15] [ASSIGNMENT=name]     (default: every assignment)
     .venv/bin/python scripts/benchmark_similarity.py --held-out FOLDER [FOLDER ...]
 
-Each assignment gets a synthetic class (course.planted_copies): CLASS_SIZE independent students and COPIES planted
+Each assignment gets a synthetic class (course.measuring.planted_copies): CLASS_SIZE independent students and COPIES planted
 copies of some of them, each disguised. With --held-out, each FOLDER is a class written apart from the detector
 (tests/fixture/similarity_held_out/<assignment>/: answers.json, each student's answers by grade id, and truth.json
 naming each copy, its source and how it was made). Printed per class, with the rules of course.grading.similarity (FLOOR, Z, calibrated on
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
 from course.grading.similarity import Answers, Similarity, compare  # noqa: E402
-from course.planted_copies import planted_class  # noqa: E402
+from course.measuring.planted_copies import planted_class  # noqa: E402
 
 
 def listed_pairs(similarity: Similarity) -> dict[frozenset, str]:

@@ -36,10 +36,10 @@ from bad_submissions import cell, hand_in, solution  # noqa: E402
 from helpers import ASSIGNMENT, FIXTURE_ASSIGNMENTS, course_env, paths_of, released_course  # noqa: E402
 from hostile_class import ATTACKS, attack_code  # noqa: E402
 
-from course.checks import grade_cells  # noqa: E402
-from course.grader_accuracy import failed_checks  # noqa: E402
 from course.grading import sandbox  # noqa: E402
+from course.measuring.grader_accuracy import failed_checks  # noqa: E402
 from course.samples import sample_notebook  # noqa: E402
+from course.verdicts import grade_cells  # noqa: E402
 
 HONEST = ("perfect", "partial", "blank")
 FIRST_ANSWER = "answer-square"

@@ -25,7 +25,7 @@ import nbformat
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from course import paths  # noqa: E402
-from course.parts import load_module  # noqa: E402
+from course.assignment_parts import load_module  # noqa: E402
 from course.samples import apply_edits, run_notebook, sample_notebook  # noqa: E402
 
 ASSIGNMENT = "tiny"

@@ -21,7 +21,7 @@ def pytest_configure(config) -> None:
     worker's own torch gets one thread, and the processes its tests start (kernels, probes, notebooks) get the
     worker's share through the thread variables, as the batch gives each of the notebooks it grades at once
     (course.grading.limits.thread_env); a test that needs them unset removes them. For the same reason each worker
-    judges the fast path's notebooks in one process of its own, not two (course.grader_accuracy.fast_path_pool): a
+    judges the fast path's notebooks in one process of its own, not two (course.measuring.grader_accuracy.fast_path_pool): a
     second would only compete for the worker's core, and build the probes' models and trained checks a second time."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         import torch

@@ -22,11 +22,11 @@ import numpy as np
 import pytest
 
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
-from course import checks, paths
-from course.grader_accuracy import Figures, corpora, evaluate_corpora
+from course import paths, verdicts
 from course.grading import limits
 from course.grading.grade_one import grading_env, nbgrader_command
-from course.probes import execute_program, solution_program
+from course.measuring.grader_accuracy import Figures, corpora, evaluate_corpora
+from course.probe_runner import execute_program, solution_program
 from course.reference import solution_outputs
 from course.samples import sample_notebook
 
@@ -155,7 +155,7 @@ def paths_of(root: Path, assignments: Path = FIXTURE_ASSIGNMENTS) -> Iterator[No
 WRITE_LOG = """
 import sys, nbformat
 from pathlib import Path
-from course.probes import execute_program, graded_program
+from course.probe_runner import execute_program, graded_program
 from submission_log import write_submission_log
 assignment, folder = sys.argv[1], Path(sys.argv[2])
 ns, _ = execute_program(graded_program(assignment, nbformat.read(folder / f"{assignment}.ipynb", as_version=4)), folder)
@@ -198,7 +198,7 @@ def assert_graded_in_full(course: Path, build: Path, assignment: str, student: s
     autograded point, with nothing flagged; nbgrader's gradebook holds the judge's points; nbgrader wrote its feedback;
     and every cell of the notebook ran without an error in nbgrader's sandboxed kernel, trainings included."""
     record = json.loads((build / "results" / assignment / f"{student}.json").read_text())
-    auto, _ = checks.grade_cells(assignment)
+    auto, _ = verdicts.grade_cells(assignment)
     assert (record["points"], record["status"], record["flags"]) == (auto, "ok", []), record
     assert record["gradebook"] == record["points"], "the gradebook shows the judge's"
     assert (course / "feedback" / student / assignment / f"{assignment}.html").exists()
@@ -226,7 +226,7 @@ def assert_reference_is_fresh(assignment: str, how_to_rebuild: str) -> None:
     """The committed reference data of `assignment` equals a fresh run of its solution: text and flags exactly,
     numbers within float32 rounding (rounding_tolerance), on any CPU."""
     fresh = solution_outputs(assignment)
-    committed = {f"{c}/{k}": v for c, data in checks.reference_for(assignment).items() for k, v in data.items()}
+    committed = {f"{c}/{k}": v for c, data in verdicts.reference_for(assignment).items() for k, v in data.items()}
     assert sorted(fresh) == sorted(committed), how_to_rebuild
     for key, value in fresh.items():
         if value.dtype.kind in "USb":

@@ -23,15 +23,15 @@ import nbformat
 import pytest
 
 from course import paths
+from course.assignment_parts import part
 from course.build_source import shipped_files
-from course.checks import checks_for, grade_cells as points_of, mistakes_for
-from course.grader_accuracy import (acceptable, checks_of_cell, corpora, corpus, failed_checks, fast_path_pool,
+from course.measuring.grader_accuracy import (acceptable, checks_of_cell, corpora, corpus, failed_checks, fast_path_pool,
                                      kernel_sample, report)
 from course.notebook_format import check_cell_source
-from course.parts import part
-from course.probes import load_visible_probes
+from course.probe_runner import load_visible_probes
 from course.rubrics import MODEL_ANSWER, page_path, rubric_page, written_questions
 from course.samples import sample_notebook
+from course.verdicts import checks_for, grade_cells as points_of, mistakes_for
 from helpers import assert_reference_is_fresh, between, corpus_figures, grade_cells, nbgrader
 
 ASSIGNMENTS = paths.assignments()
@@ -129,7 +129,7 @@ def test_release_ships_the_notebook_and_its_shipped_files_only(assignment):
 
 
 @pytest.mark.parametrize("marker", ["BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
-                                    "course.grading", "course.checks", "import course"])
+                                    "course.grading", "course.verdicts", "import course"])
 def test_release_has_no_solution_or_hidden_test_markers(assignment, marker):
     assert marker not in release_text(assignment)
 
@@ -225,7 +225,7 @@ def test_committed_reference_matches_a_fresh_run_of_the_solution(assignment):
 
 def test_solution_passes_every_check(assignment):
     """Judged as the fast path judges every edit: from the solution's probes, run once for the group (the pool that
-    judges the edits forks after, course.grader_accuracy.evaluate_all). The sandboxed probe runs them afresh where
+    judges the edits forks after, course.measuring.grader_accuracy.evaluate_all). The sandboxed probe runs them afresh where
     the solution is graded as a class's submissions are (tests/test_pipeline.py, tests/test_gradescope.py)."""
     assert failed_checks(assignment, sample_notebook(assignment, "perfect"), reuse=True) == {}
 
@@ -282,7 +282,7 @@ def test_the_same_checks_fail_on_torchs_generic_cpu_kernels(assignment):
     """Another CPU rounds differently (other vector kernels, other orders of summation): graded with torch's generic
     kernels (ATEN_CPU_CAPABILITY=default), the solution, every alternative and a sample of mutants fail the same
     checks, so get the same points, as here."""
-    generic = subprocess.run([sys.executable, "-m", "course.grader_accuracy", "--failed-checks", assignment],
+    generic = subprocess.run([sys.executable, "-m", "course.measuring.grader_accuracy", "--failed-checks", assignment],
                              cwd=paths.ROOT, env={**os.environ, "ATEN_CPU_CAPABILITY": "default"},
                              capture_output=True, text=True)
     assert generic.returncode == 0, generic.stderr[-3000:]
@@ -296,7 +296,7 @@ def test_submission_log_of_the_solution_records_every_visible_probe(assignment, 
     sys.path.insert(0, str(paths.source_dir(assignment)))
     try:
         import submission_log
-        from course.probes import execute_program, solution_program
+        from course.probe_runner import execute_program, solution_program
 
         ns, errors = execute_program(solution_program(assignment), paths.source_dir(assignment))
         log = submission_log.write_submission_log(ns, {"score": None}, tmp_path / "log.json")

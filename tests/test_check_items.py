@@ -14,10 +14,11 @@ import pytest
 
 from bad_submissions import hand_in
 from course import paths
-from course.checks import checks_for, grade_cells
-from course.grading.check_items import judge_checks, read_probe_data
-from course.grading.grade_one import new_record, probe_step
+from course.grading.grade_one import probe_step
+from course.grading.judge import judge_checks, read_probe_data
+from course.grading.record import new_record
 from course.samples import sample_notebook
+from course.verdicts import checks_for, grade_cells
 from helpers import ASSIGNMENT, course_env
 
 

@@ -1,7 +1,7 @@
 """The class report and the course page (course.grading.class_report), on a synthetic class of 300.
 
 The class is 300 result records of the fixture assignment, as grading writes them
-(course.synthetic_records), with what the report must find planted in them: how many
+(course.measuring.synthetic_records), with what the report must find planted in them: how many
 students make each mistake of the catalogue and in which checks, the submissions that need
 attention (with a hostile student id and message), the seconds each step took, and how far
 hand grading has got. `merge` writes the report from them and `write_course_page` the course
@@ -22,13 +22,13 @@ from pathlib import Path
 import pytest
 
 from course import paths
-from course.checks import grade_cells, mistakes_for
 from course.grading.batch import merge
 from course.grading.class_report import (NO_MISTAKE_NAMED, WHY_LENGTH, AnswerProgress, course_page_file, html_report,
                                          markdown, step_limits, summarize, write_course_page)
-from course.grading.grade_one import write_record
+from course.grading.record import write_record
 from course.grading.untrusted import escaped, quoted
-from course.synthetic_records import judged, synthetic_records
+from course.measuring.synthetic_records import judged, synthetic_records
+from course.verdicts import grade_cells, mistakes_for
 from helpers import ASSIGNMENT, needs_browser, paths_of
 
 CLASS_SIZE = 300

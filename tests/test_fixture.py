@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from course.checks import reference_for
-from course.grader_accuracy import acceptable, corpora, evaluate_corpora, failed_checks, report
-from course.grading.check_items import judge_checks
+from course.grading.judge import judge_checks
 from course.grading.probe import AGAIN_PREFIX
+from course.measuring.grader_accuracy import acceptable, corpora, evaluate_corpora, failed_checks, report
 from course.samples import sample_notebook
+from course.verdicts import reference_for
 from helpers import ASSIGNMENT, assert_reference_is_fresh
 
 pytestmark = pytest.mark.usefixtures("on_fixture")

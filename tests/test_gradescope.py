@@ -5,7 +5,7 @@ layout (bubblewrap: this machine's files, with /autograder/source, /autograder/s
 really at those paths, no network, and the repository's venv read-only at /autograder/venv, so setup.sh must find
 everything it needs installed). setup.sh runs once, then run_autograder for each upload: each results.json
 validates against the JSON Schema written from Gradescope's documentation, and its points, messages and named
-mistakes are the judge's for the same notebook on the fast path (course.grader_accuracy.failed_checks, which the
+mistakes are the judge's for the same notebook on the fast path (course.measuring.grader_accuracy.failed_checks, which the
 course's batch agrees with: tests/test_grading_end_to_end.py grades the same samples), or the bad submissions'
 known outcomes.
 """
@@ -28,13 +28,13 @@ import pytest
 
 from bad_submissions import CASES
 from course import paths
-from course.checks import checks_for, grade_cells
-from course.grader_accuracy import failed_checks
 from course.gradescope.run import STUDENT
 from course.grading import limits
 from course.grading.confine import compiled_filter
 from course.grading.grade_one import grading_env
+from course.measuring.grader_accuracy import failed_checks
 from course.samples import sample_notebook
+from course.verdicts import checks_for, grade_cells
 from helpers import (ASSIGNMENT, GRADED_IN_GRADESCOPE, assert_graded_in_full, copy_of_release, course_env,
                      hand_in_with_log, paths_of, run)
 

@@ -27,12 +27,12 @@ import pytest
 
 from bad_submissions import CASES, EXTRA_SNOOPING, FULL, SECRET_VARIABLES, hand_in, snoop_targets
 from course import paths
+from course.assignment_parts import part
 from course.grading import limits
-from course.grading.grade_one import STATUS_MEANING
-from course.grading.grade_one import nbgrader_command, submission_hash
+from course.grading.grade_one import nbgrader_command
 from course.grading.nbgrader_hooks import REFUSAL
+from course.grading.record import STATUS_MEANING, submission_hash
 from course.grading.untrusted import escaped
-from course.parts import part
 from course.samples import apply_edits, sample_notebook
 from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 

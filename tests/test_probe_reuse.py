@@ -1,4 +1,4 @@
-"""The grader-accuracy tool's reuse of the solution's probe data (course.probe_reuse), on the fixture assignment: an
+"""The grader-accuracy tool's reuse of the solution's probe data (course.measuring.probe_reuse), on the fixture assignment: an
 edit runs again the probes of the cell it changes, and every probe when it could reach further.
 
 On every edit of the four real assignments' sets, reuse gave the verdicts of a run of every probe when it was
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from course import paths
-from course.grader_accuracy import corpora, failed_checks
 from course.grading.probe import HIDDEN_RUNS, run_twice
-from course.probe_reuse import Recorder, probe_data, probes_to_run, solution_probes
-from course.probes import execute_program, graded_program, load_probes
+from course.measuring.grader_accuracy import corpora, failed_checks
+from course.measuring.probe_reuse import Recorder, probe_data, probes_to_run, solution_probes
+from course.probe_runner import execute_program, graded_program, load_probes
 from course.samples import Edit, apply_edits, sample_notebook
 from helpers import ASSIGNMENT
 

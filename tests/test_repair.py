@@ -1,4 +1,4 @@
-"""course.grading.repair: a broken notebook structure is mended the same way for nbgrader and the probe."""
+"""course.repair: a broken notebook structure is mended the same way for nbgrader and the probe."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from bad_submissions import cell
 from course import notebook_cache, paths
-from course.grading.repair import repair
-from course.probes import graded_program
+from course.probe_runner import graded_program
+from course.repair import repair
 from helpers import ASSIGNMENT
 
 

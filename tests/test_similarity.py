@@ -1,6 +1,6 @@
 """Similar submissions, flagged with evidence for review (course.grading.similarity), on the fixture assignment.
 
-A synthetic class (course.planted_copies): independent students built from the solution and the corpus's correct
+A synthetic class (course.measuring.planted_copies): independent students built from the solution and the corpus's correct
 alternatives, and copies of two of them, disguised. Each student's answers go into a copy of the release notebook in
 submitted/, and the class is merged as after a batch (course.grading.batch.merge): similarity.csv and the class
 report's section.
@@ -18,9 +18,9 @@ import pytest
 
 from course import paths
 from course.grading.batch import merge
-from course.grading.grade_one import new_record, write_record
+from course.grading.record import new_record, write_record
 from course.grading.similarity import Answers, answers_of, compare
-from course.planted_copies import planted_class
+from course.measuring.planted_copies import planted_class
 from course.samples import sample_notebook
 from helpers import ASSIGNMENT, needs_browser, paths_of
 

@@ -4,7 +4,7 @@ One `Check` per hidden test cell of the notebook (same id). Each expectation
 names a probe output (see probes.py beside this file) and the mistake that
 most often breaks it; clues are outputs worth nothing that tell mistakes
 apart; a diagnosis names the mistake behind a pattern of wrong and right
-outputs (course.checks.diagnose).
+outputs (course.verdicts.diagnose).
 
 Sampling is judged by distribution: EVIDENCE compares the frequencies of a
 student's 4,000 seeded samples with the exact probabilities the reference
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from course.checks import Check, Clue, Diagnosis, Expect, reference_for
+from course.verdicts import Check, Clue, Diagnosis, Expect, reference_for
 
 ASSIGNMENT = Path(__file__).parent.name
 

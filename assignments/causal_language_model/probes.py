@@ -28,7 +28,7 @@ from course.probe_tools import (Namespace, Probe, StandInDropout, caught, error_
                                 flat_parameters, generator, like, randn, registry, replaced, require,
                                 stand_in_dropout, stand_in_registry, to_array)
 
-PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
 
 
 # ---------------------------------------------------------------- helpers
@@ -108,7 +108,7 @@ def blocked_by(mask) -> torch.Tensor:
 
 # ------------------------------------------------------------ stand-ins
 # Simple modules with the interface of the pieces they replace, so that one piece is checked with the others held
-# fixed. None is a transformer piece. Messages never name them (course.probes).
+# fixed. None is a transformer piece. Messages never name them (course.probe_runner).
 
 STAND_INS, stand_in = stand_in_registry()  # stand-in class name -> how a message names it
 stand_in("dropout")(StandInDropout)

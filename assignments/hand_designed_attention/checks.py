@@ -4,7 +4,7 @@ One `Check` per hidden test cell of the notebook (same id). Each expectation
 names a probe output (see probes.py beside this file) and the mistake that
 most often breaks it; clues are outputs worth nothing that tell mistakes
 apart; a diagnosis names the mistake behind a pattern of wrong and right
-outputs (course.checks.diagnose).
+outputs (course.verdicts.diagnose).
 
 A design is judged by what it does, never by its matrices: EVIDENCE runs the
 matrices a student's function returned on every sequence of the task, in the
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from course.checks import Check, Clue, Diagnosis, Expect
-from course.parts import given_cells
+from course.assignment_parts import given_cells
+from course.verdicts import Check, Clue, Diagnosis, Expect
 
 ASSIGNMENT = Path(__file__).parent.name
 

@@ -1,5 +1,5 @@
 """The grader's corpus for Attention Designed by Hand: the partial sample's bugs, mutants (each with the mistake it
-must be diagnosed as, from MISTAKES in checks.py) and correct alternatives (course.grader_accuracy).
+must be diagnosed as, from MISTAKES in checks.py) and correct alternatives (course.measuring.grader_accuracy).
 
 Edits change the instructor solution's answer cells; each (old, new) pair must match the solution exactly.
 """
@@ -188,7 +188,7 @@ ALTERNATIVES = (
 #
 # The mistake names they introduced are now in the catalogue (MISTAKES in checks.py, with their advice): kv-cache-stale,
 # softmax-overflow, broadcast-keepdim, mask-added, challenge-cls-value and challenge-blocks-overlap;
-# state-between-calls is one of course.checks.COMMON_MISTAKES.
+# state-between-calls is one of course.verdicts.COMMON_MISTAKES.
 FRESH_MUTANTS = (
     # PytorchTransformer
     Edit("keys_values_cached_once", MODULE, (

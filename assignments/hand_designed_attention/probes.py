@@ -30,7 +30,7 @@ import torch.nn as nn
 
 from course.probe_tools import Namespace, caught, error_output, like, registry, require, to_array
 
-PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
 
 LAYERS = ("Qm", "Km", "Vm")
 # Sizes of the probed modules. Every size differs from the others within a configuration.

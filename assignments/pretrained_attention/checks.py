@@ -4,7 +4,7 @@ One `Check` per hidden test cell of the notebook (same id). Each expectation
 names a probe output (see probes.py beside this file) and the mistake that
 most often breaks it; clues are outputs worth nothing that tell mistakes
 apart; a diagnosis names the mistake behind a pattern of wrong and right
-outputs (course.checks.diagnose).
+outputs (course.verdicts.diagnose).
 
 An expectation without `observed` is targeted: only its mistake breaks it (a flag such as "the input came back
 changed"), and its failure alone names it. The others are broad: many mistakes change them, so their failure names
@@ -14,7 +14,7 @@ nothing: ruling out the mistakes the grader can simulate does not single out one
 named as the piece's general recipe), so the verdict says what was observed and lists the candidate causes.
 """
 
-from course.checks import Check, Clue, Diagnosis, Expect
+from course.verdicts import Check, Clue, Diagnosis, Expect
 
 
 MISTAKES = {

@@ -1,5 +1,5 @@
 """The grader's corpus for Pretrained Attention: the partial sample's bugs, mutants (each with the mistake it must be
-diagnosed as, from MISTAKES in checks.py) and correct alternatives (course.grader_accuracy).
+diagnosed as, from MISTAKES in checks.py) and correct alternatives (course.measuring.grader_accuracy).
 
 Edits change the instructor solution's answer cells; each (old, new) pair must match the solution exactly.
 """

@@ -36,7 +36,7 @@ import torch.nn.functional as F
 from course.probe_tools import Namespace, StandInDropout, caught, error_output, fill_parameters, generator, like, \
     pattern_dropout, randn, registry, require, stand_in_dropout, stand_in_registry, to_array
 
-PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
 STAND_INS, stand_in = stand_in_registry()  # stand-in class name -> how a message names it
 stand_in("dropout")(StandInDropout)
 

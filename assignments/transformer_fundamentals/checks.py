@@ -5,10 +5,10 @@ names a probe output (see probes.py beside this file) and the mistake that
 most often breaks it; clues are outputs worth nothing that tell mistakes
 apart; a diagnosis names the mistake behind a pattern of wrong and right
 outputs. A failing check reports the most specific diagnosis that holds
-(course.checks.diagnose).
+(course.verdicts.diagnose).
 """
 
-from course.checks import Check, Clue, Diagnosis, Expect
+from course.verdicts import Check, Clue, Diagnosis, Expect
 
 MISTAKES = {
     # SimpleTokenizer

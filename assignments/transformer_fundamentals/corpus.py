@@ -7,7 +7,7 @@
   one check of the piece its cell defines, and no check of any other piece.
 - ALTERNATIVES: correct implementations written differently: all must get full marks.
 
-`make grader-report` runs them all (course.grader_accuracy).
+`make grader-report` runs them all (course.measuring.grader_accuracy).
 """
 
 from course.samples import Edit

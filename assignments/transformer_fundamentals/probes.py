@@ -29,7 +29,7 @@ from course.probe_tools import (Namespace, StandInDropout, caught, code_fingerpr
                                 flat_parameters, generator, like, randn, registry, replaced, require, stand_in_dropout,
                                 stand_in_registry, to_array)
 
-PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probes.run_probes)
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
 
 
 # ---------------------------------------------------------------- helpers
@@ -44,7 +44,7 @@ def _as_pair(result, what: str) -> tuple[torch.Tensor, object]:
 # ------------------------------------------------------------ stand-ins
 # Simple modules with the same interface as the pieces they replace. None of
 # them is a transformer piece: they exist so that one piece can be checked
-# with the others held fixed. Messages never name them (course.probes).
+# with the others held fixed. Messages never name them (course.probe_runner).
 
 STAND_INS, stand_in = stand_in_registry()  # stand-in class name -> how a message names it
 stand_in("dropout")(StandInDropout)

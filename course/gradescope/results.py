@@ -15,9 +15,9 @@ from pathlib import Path
 
 import nbformat
 
-from course.checks import checks_for
 from course.grading import untrusted
-from course.grading.grade_one import STATUS_MEANING
+from course.grading.record import STATUS_MEANING
+from course.verdicts import checks_for
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's
 SETTINGS_FILE = "gradescope.json"  # at the autograder's root
@@ -106,7 +106,7 @@ def summary(record: dict) -> str:
 
 
 def results(record: dict, visible: dict[str, str | None] | None, settings: Settings) -> dict:
-    """Gradescope's results.json of a record (course.grading.grade_one's, as a dict) and the visible test cells'
+    """Gradescope's results.json of a record (course.grading.record's, as a dict) and the visible test cells'
     errors (`visible_test_errors`); execution_time is the caller's."""
     pieces = {check_id: check.piece for check_id, check in checks_for(record["assignment"]).items()}
     tests = [visible_test(cell_id, error) for cell_id, error in (visible or {}).items()]

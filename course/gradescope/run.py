@@ -25,8 +25,8 @@ from course import paths
 from course.gradescope import AUTOGRADER
 from course.gradescope.results import SETTINGS_FILE, Settings, crashed_results, results, visible_test_errors
 from course.grading import limits, sandbox
-from course.grading.grade_one import (failed_child_record, grading_env, read_record, run_in_child, submission_entries,
-                                      work_folder, write_record)
+from course.grading.grade_one import grading_env, run_in_child, work_folder
+from course.grading.record import failed_child_record, read_record, submission_entries, write_record
 
 STUDENT = "student"  # one container grades one submission: the course directory holds this one student
 GRADER_FAILED = ("The autograder failed before it could grade your submission; your instructor has been told. "

@@ -34,11 +34,12 @@ import nbformat
 from tqdm import tqdm
 
 from course import paths
-from course.checks import grade_cells
 from course.grading import class_report, gradebook, limits, sandbox, similarity
-from course.grading.grade_one import (REGRADED_ALONE, SANDBOX, STATUS_MEANING, failed_child_record, new_record,
-                                      read_record, run_in_child, submission_hash, write_record)
+from course.grading.grade_one import SANDBOX, run_in_child
+from course.grading.record import (REGRADED_ALONE, STATUS_MEANING, failed_child_record, new_record, read_record,
+                                   submission_hash, write_record)
 from course.grading.untrusted import escaped
+from course.verdicts import grade_cells
 
 # A student id nbgrader, file names and a CSV all take as it is.
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")

@@ -9,103 +9,28 @@ against its first) on probe data: a fresh run of the submission's answer cells a
 the same probe step as grading (--submission: a submission folder, or its notebook), or the data a grading left
 (--probe-dir). A failed item shows the judge's message, the points it costs and the mistake it names.
 
-The judge (course.grading.judge), and so `make autograde` and the Gradescope autograder, run the same collection
-(`judge_checks`): pytest in the judge's own process, the probe data handed to this plugin, each item's plain data
-handed back by the plugin's report hook. Points have one path, whichever tool asks. The repository's pytest.ini
-loads this plugin (-p course.grading.check_items); without --submission or --probe-dir it collects nothing.
+Each item calls the judge's own `judge_check` (course.grading.judge), which `make autograde` and the Gradescope
+autograder run in a plain loop: points have one path, whichever tool asks. The repository's pytest.ini loads this
+plugin (-p course.grading.check_items); without --submission or --probe-dir it collects nothing.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from course import paths
-from course.checks import COMMON_MISTAKES, checks_for, grade_cells, likely, mismatch, verdict
-from course.grading import untrusted
-from course.grading.grade_one import new_record, probe_step, validate
-from course.grading.probe import AGAIN_PREFIX
-from course.probes import SKIPPED
+from course.grading.grade_one import probe_step, validate
+from course.grading.judge import judge_check, read_probe_data
+from course.grading.record import new_record
+from course.verdicts import checks_for, grade_cells
 
-LOG_TOLERANCE = 1e-4  # how far two runs of the same code may differ
-MESSAGE_LIMIT = 1000  # characters of one verdict's message (it may quote the student's outputs)
-OUTPUTS_LIMIT = 64 * 2**20  # bytes of probe outputs read at most
-REPORT_LIMIT = 2**20
 JUDGED = "judged"  # the user property that carries an item's plain data
-# pytest's plugins the judge's run leaves out: what reports to a person (it reads plain data), and what scans for
-# leaks after a run (a full garbage collection of a process that holds torch: a second per submission).
-QUIET_RUN = ("terminal", "cacheprovider", "xdist", "logging", "unraisableexception", "threadexception", "faulthandler",
-             "junitxml", "pastebin", "doctest", "warnings")
 
-
-# ------------------------------------------------------------------ judging one check
-
-
-def cut_short(error: str) -> bool:
-    """Whether a step's error is the grader's doing (its time limit, or a skip after a crash), not the code's."""
-    return error.startswith(("TimeLimitExceeded", SKIPPED))
-
-
-def disagree(got, want) -> bool:
-    """Whether two results of the same code differ (beyond LOG_TOLERANCE). NaN and infinities in the same places
-    agree: code whose output is NaN gives the same NaN every time."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.dtype.kind == "f" and want.dtype.kind == "f" and got.shape == want.shape:
-        gaps = ~np.isfinite(got)
-        if np.array_equal(gaps, ~np.isfinite(want)) and np.array_equal(got[gaps], want[gaps], equal_nan=True):
-            got, want = np.where(gaps, 0.0, got), np.where(gaps, 0.0, want)
-    return mismatch(got, want, LOG_TOLERANCE) is not None
-
-
-def runs_differ(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
-    """True if two runs' outputs of one probe are not the same."""
-    return a.keys() != b.keys() or any(disagree(a[k], b[k]) for k in a)
-
-
-def repeatable(first: dict | None, second: dict | None, second_error: str | None) -> bool:
-    """Whether a probe's second run agrees with its first (a second run cut short by the grader is no evidence)."""
-    if second_error is not None:
-        return cut_short(second_error)
-    return first is None or second is None or not runs_differ(first, second)
-
-
-def judge_check(assignment: str, check_id: str, points: int, outputs: dict, errors: dict) -> dict:
-    """One check, worth `points`, as plain data: {"check_id", "passed", "points", "max_points", "message",
-    "mistake"}. The first run must match the reference, and the second run the first."""
-    result = verdict(assignment, check_id, outputs.get(check_id), errors.get(check_id))
-    passed, message, mistake = result.passed, result.message, result.mistake
-    if passed and not repeatable(outputs.get(check_id), outputs.get(AGAIN_PREFIX + check_id),
-                                 errors.get(AGAIN_PREFIX + check_id)):
-        passed, mistake = False, "state-between-calls"
-        message = (f"{checks_for(assignment)[check_id].piece}: run a second time on the same inputs, it gave other "
-                   f"results. {likely(mistake, COMMON_MISTAKES)}")
-    return {"check_id": check_id, "passed": passed, "points": points if passed else 0,
-            "max_points": points, "message": untrusted.quoted(message, MESSAGE_LIMIT), "mistake": mistake}
-
-
-# ------------------------------------------------------------------ probe data
-
-
-def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
-    """(outputs by step id and key, probe error by step id), as the probe step wrote them where student code ran
-    (so read as untrusted files)."""
-    outputs: dict[str, dict[str, np.ndarray]] = {}
-    with np.load(io.BytesIO(untrusted.read_bytes(probe_dir / "outputs.npz", OUTPUTS_LIMIT)), allow_pickle=False) as data:
-        for name in data.files:
-            step_id, key = name.split("/", 1)
-            outputs.setdefault(step_id, {})[key] = data[name]
-    report = json.loads(untrusted.read_text(probe_dir / "probe_report.json", REPORT_LIMIT))
-    errors = {str(step_id): untrusted.quoted(error) for step_id, error in report.get("probe_errors", {}).items()}
-    return outputs, errors
 
 
 def probe_submission(assignment: str, submission: Path) -> tuple[tuple[dict, dict], list[str]]:
@@ -250,30 +175,3 @@ def pytest_pycollect_makemodule(module_path: Path, parent):
         raise pytest.UsageError(f"{module_path} holds an assignment's hidden checks: name the submission to run them "
                                 "on, with --submission FOLDER_OR_NOTEBOOK or --probe-dir FOLDER")
     return None
-
-
-@contextlib.contextmanager
-def _without(variable: str) -> Iterator[None]:
-    """The environment without `variable` for a while (a test run's PYTEST_ADDOPTS is not for the judge's)."""
-    saved = os.environ.pop(variable, None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ[variable] = saved
-
-
-def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict]:
-    """Every check's judged data, by check id, in checks.py's order: the collection of the assignment's checks.py,
-    run by pytest in this process on the probe data `outputs` and `errors` (see `read_probe_data`). Raises if an
-    item did not report (a check that crashed the grader itself)."""
-    plugin = Checks(data=(outputs, errors))
-    checks_file = paths.assignment_dir(assignment) / "checks.py"
-    with _without("PYTEST_ADDOPTS"):
-        code = pytest.main([str(checks_file), "-c", os.devnull, "--rootdir", str(checks_file.parent), "--capture=no",
-                            "--noconftest", "--disable-plugin-autoload",  # installed plugins (xdist, anyio): 0.2 s
-                            *(arg for name in QUIET_RUN for arg in ("-p", f"no:{name}"))],
-                           plugins=[plugin])
-    if missing := [check_id for check_id in checks_for(assignment) if check_id not in plugin.judged]:
-        raise RuntimeError(f"pytest (exit {code}) judged no verdict for {', '.join(missing)} of {checks_file}")
-    return {check_id: plugin.judged[check_id] for check_id in checks_for(assignment)}

@@ -33,11 +33,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course import paths
-from course.checks import mistakes_for
 from course.grading import limits
-from course.grading.grade_one import STATUSES
+from course.grading.record import STATUSES
 from course.grading.similarity import Similarity, side_by_side
 from course.grading.untrusted import escaped, quoted
+from course.verdicts import mistakes_for
 
 SLOWEST_SHOWN = 5  # submissions in the report's list of the slowest
 WHY_LENGTH = 200  # characters of a submission's first message in the attention list
@@ -167,7 +167,7 @@ def similar_groups(similar: Similarity) -> tuple[SimilarGroup, ...]:
 def summarize(assignment: str, records: list[dict], check_points: dict[str, int],
               hand: dict[str, dict[str, float | None]], times: dict[str, dict] | None = None,
               similar: Similarity | None = None) -> ClassSummary:
-    """The summary of a graded class: `records` (result records, see course.grading.grade_one.Record),
+    """The summary of a graded class: `records` (result records, see course.grading.record.Record),
     `check_points` (check id -> points, in the assignment's order), `hand` (student -> written answer -> points given
     by hand, None while not graded), `times` (student -> when the submission was made against its due date, from
     course.grading.gradebook.submission_times), `similar` (course.grading.similarity's comparison of the class)."""

@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 
 from course import paths
-from course.checks import grade_cells
 from course.grading import canvas, class_report, gradebook
 from course.grading.batch import hand_summary, merge, students
 from course.grading.grade_one import grading_env, nbgrader_command
+from course.verdicts import grade_cells
 
 def assignment_grades(assignment: str) -> dict[str, tuple[float, float, int]]:
     """student -> (points, maximum, written answers not graded yet) in `assignment`, with fresh feedback."""

@@ -4,10 +4,11 @@
 
 reads the probe's data (outputs.npz, probe_report.json: written where student
 code ran, so read as untrusted files), judges each check on the hidden probes'
-outputs against the instructor's reference data, as pytest items of the
-assignment's checks.py (course.grading.check_items, the one path for points), cross-checks
-submission_log.json against the visible probes' fresh outputs and the
-notebook's code, and writes plain data:
+outputs against the instructor's reference data (`judge_check`, one check
+at a time in a plain loop; course.grading.check_items shows the same checks as
+pytest items, for make check-submission), cross-checks submission_log.json
+against the visible probes' fresh outputs and the notebook's code, and writes
+plain data:
 
     {"checks": {check_id: {"passed": bool, "points": int, "max_points": int, "message": str,
                            "mistake": str | None}},
@@ -19,17 +20,100 @@ The log checks raise flags for the instructor and cost no points.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 from course import paths
-from course.checks import COMMON_MISTAKES, likely
 from course.grading import untrusted
-from course.grading.check_items import cut_short, disagree, judge_checks, read_probe_data, runs_differ
-from course.grading.probe import VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
-from course.grading.submission_log import read_log
+from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
+from course.probe_runner import SKIPPED
+from course.verdicts import COMMON_MISTAKES, checks_for, grade_cells, likely, mismatch, verdict
+
+LOG_TOLERANCE = 1e-4  # how far two runs of the same code may differ
+MESSAGE_LIMIT = 1000  # characters of one verdict's message (it may quote the student's outputs)
+OUTPUTS_LIMIT = 64 * 2**20  # bytes of probe outputs read at most
+REPORT_LIMIT = 2**20
+
+
+def cut_short(error: str) -> bool:
+    """Whether a step's error is the grader's doing (its time limit, or a skip after a crash), not the code's."""
+    return error.startswith(("TimeLimitExceeded", SKIPPED))
+
+
+def disagree(got, want) -> bool:
+    """Whether two results of the same code differ (beyond LOG_TOLERANCE). NaN and infinities in the same places
+    agree: code whose output is NaN gives the same NaN every time."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype.kind == "f" and want.dtype.kind == "f" and got.shape == want.shape:
+        gaps = ~np.isfinite(got)
+        if np.array_equal(gaps, ~np.isfinite(want)) and np.array_equal(got[gaps], want[gaps], equal_nan=True):
+            got, want = np.where(gaps, 0.0, got), np.where(gaps, 0.0, want)
+    return mismatch(got, want, LOG_TOLERANCE) is not None
+
+
+def runs_differ(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> bool:
+    """True if two runs' outputs of one probe are not the same."""
+    return a.keys() != b.keys() or any(disagree(a[k], b[k]) for k in a)
+
+
+def repeatable(first: dict | None, second: dict | None, second_error: str | None) -> bool:
+    """Whether a probe's second run agrees with its first (a second run cut short by the grader is no evidence)."""
+    if second_error is not None:
+        return cut_short(second_error)
+    return first is None or second is None or not runs_differ(first, second)
+
+
+def judge_check(assignment: str, check_id: str, points: int, outputs: dict, errors: dict) -> dict:
+    """One check, worth `points`, as plain data: {"check_id", "passed", "points", "max_points", "message",
+    "mistake"}. The first run must match the reference, and the second run the first."""
+    result = verdict(assignment, check_id, outputs.get(check_id), errors.get(check_id))
+    passed, message, mistake = result.passed, result.message, result.mistake
+    if passed and not repeatable(outputs.get(check_id), outputs.get(AGAIN_PREFIX + check_id),
+                                 errors.get(AGAIN_PREFIX + check_id)):
+        passed, mistake = False, "state-between-calls"
+        message = (f"{checks_for(assignment)[check_id].piece}: run a second time on the same inputs, it gave other "
+                   f"results. {likely(mistake, COMMON_MISTAKES)}")
+    return {"check_id": check_id, "passed": passed, "points": points if passed else 0,
+            "max_points": points, "message": untrusted.quoted(message, MESSAGE_LIMIT), "mistake": mistake}
+
+
+def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
+    """(outputs by step id and key, probe error by step id), as the probe step wrote them where student code ran
+    (so read as untrusted files)."""
+    outputs: dict[str, dict[str, np.ndarray]] = {}
+    with np.load(io.BytesIO(untrusted.read_bytes(probe_dir / "outputs.npz", OUTPUTS_LIMIT)), allow_pickle=False) as data:
+        for name in data.files:
+            step_id, key = name.split("/", 1)
+            outputs.setdefault(step_id, {})[key] = data[name]
+    report = json.loads(untrusted.read_text(probe_dir / "probe_report.json", REPORT_LIMIT))
+    errors = {str(step_id): untrusted.quoted(error) for step_id, error in report.get("probe_errors", {}).items()}
+    return outputs, errors
+
+
+def judge_checks(assignment: str, outputs: dict, errors: dict) -> dict[str, dict]:
+    """Every check's judged data (`judge_check`), by check id, in checks.py's order, on the probe data `outputs` and
+    `errors` (see `read_probe_data`)."""
+    points, _ = grade_cells(assignment)
+    return {check_id: judge_check(assignment, check_id, points[check_id], outputs, errors)
+            for check_id in checks_for(assignment)}
+
+
+def read_log(submission: Path, assignment: str) -> tuple[dict | None, str | None]:
+    """(log, None) if submission_log.json is this assignment's log, else (None, why not)."""
+    path = submission / "submission_log.json"
+    if not path.exists():
+        return None, "submission_log.json is missing: run the notebook's last cell and submit the file it writes."
+    try:
+        log = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        return None, f"submission_log.json is not valid JSON ({error}); do not edit it by hand."
+    if not isinstance(log, dict) or log.get("assignment") != assignment or not isinstance(log.get("probes"), dict):
+        return None, "submission_log.json is not this assignment's log; re-run the notebook's last cell."
+    return log, None
 
 
 def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict, again: dict) -> list[dict[str, str]]:

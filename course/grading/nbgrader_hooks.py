@@ -30,7 +30,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from course import paths
 from course.grading import gradebook
 from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
-from course.grading.repair import repair
+from course.repair import repair
 
 REFUSAL = ("This course does not autograde inside a notebook kernel: run `make autograde` (each submission is run "
            "in a sandbox and judged outside it), then refresh this page.")
@@ -46,7 +46,7 @@ class CourseGraderOnly(NotebookExporter):
 
 
 class RepairStructure(NbGraderPreprocessor):
-    """Mend stripped or duplicated nbgrader metadata (see course.grading.repair)."""
+    """Mend stripped or duplicated nbgrader metadata (see course.repair)."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
         info = resources["nbgrader"]

@@ -3,7 +3,7 @@
 The grader prepares a folder outside the sandbox (`prepare`): the program to
 run (the instructor's given definition cells and the student's answer
 cells, in notebook order) and a copy of the assignment's visible probe module
-(course.probes). Then, inside the sandbox, where the course's assignments,
+(course.probe_runner). Then, inside the sandbox, where the course's assignments,
 source/ and reference data do not exist:
 
     python -m course.grading.probe FOLDER [--skip STEP ...] < probes.py
@@ -34,10 +34,10 @@ import nbformat
 import numpy as np
 
 from course import paths
+from course.assignment_parts import load_module
 from course.grading import limits, untrusted
 from course.grading.sandbox import forbid_fork
-from course.parts import load_module
-from course.probes import execute_program, graded_program, run_probes
+from course.probe_runner import execute_program, graded_program, run_probes
 from course.reference import to_bytes
 from course.student_files.submission_log import to_numpy
 

@@ -16,10 +16,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from course import paths
-from course.checks import grade_cells as points_of
-from course.grader_accuracy import failed_checks
 from course.grading.grade_one import kernel_folder
+from course.measuring.grader_accuracy import failed_checks
 from course.samples import sample_notebook
+from course.verdicts import grade_cells as points_of
 from helpers import SOLUTION_STUDENT, long_running_cells, paths_of, solution_namespace, whole_notebook_namespace
 
 ASSIGNMENT = "causal_language_model"

@@ -14,10 +14,10 @@ import torch
 import torch.nn as nn
 
 from course import paths
-from course.checks import grade_cells as points_of, verdict
-from course.grader_accuracy import failed_checks
-from course.parts import given_cells
+from course.assignment_parts import given_cells
+from course.measuring.grader_accuracy import failed_checks
 from course.samples import Edit, apply_edits, sample_notebook
+from course.verdicts import grade_cells as points_of, verdict
 from helpers import long_running_cells, solution_namespace, whole_notebook_namespace
 
 ASSIGNMENT = "hand_designed_attention"

@@ -14,9 +14,9 @@ import torch
 import torch.nn.functional as F
 
 from course import paths
-from course.checks import grade_cells as points_of
-from course.grader_accuracy import failed_checks
+from course.measuring.grader_accuracy import failed_checks
 from course.samples import sample_notebook
+from course.verdicts import grade_cells as points_of
 from helpers import long_running_cells, whole_notebook_namespace
 
 ASSIGNMENT = "pretrained_attention"

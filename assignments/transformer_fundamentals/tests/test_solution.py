@@ -14,11 +14,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from course import paths
-from course.checks import grade_cells as points_of
-from course.grader_accuracy import failed_checks
 from course.grading import limits
-from course.probes import load_probes
+from course.measuring.grader_accuracy import failed_checks
+from course.probe_runner import load_probes
 from course.samples import sample_notebook
+from course.verdicts import grade_cells as points_of
 from helpers import grade_cells, long_running_cells, solution_namespace
 
 ASSIGNMENT = "transformer_fundamentals"

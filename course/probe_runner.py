@@ -27,8 +27,8 @@ import nbformat
 import numpy as np
 
 from course import notebook_cache, paths
-from course.grading.repair import repair
-from course.parts import load_module
+from course.assignment_parts import load_module
+from course.repair import repair
 
 SKIPPED = "Skipped: it stopped the process that ran it in an earlier attempt"
 
@@ -58,7 +58,7 @@ def graded_program(assignment: str, submitted: nbformat.NotebookNode) -> list[tu
     Given definition cells (`setup-*`) come from the instructor's notebook, so
     edits to them count for nothing, as in nbgrader; answer cells come from
     the submission, matched by grade_id once its structure is repaired as
-    nbgrader's is (course.grading.repair).
+    nbgrader's is (course.repair).
     """
     submitted = copy.deepcopy(submitted)
     repair(submitted, notebook_cache.shared(paths.release_dir(assignment) / f"{assignment}.ipynb"))

@@ -18,8 +18,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from course.grader_accuracy import corpora
 from course.grading.similarity import Answers, answers_of
+from course.measuring.grader_accuracy import corpora
 from course.samples import sample_notebook
 
 VOCABULARY = ("attention", "weights", "softmax", "query", "key", "value", "scaled", "because", "the", "model", "each",

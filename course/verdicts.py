@@ -24,8 +24,8 @@ from functools import cache
 import numpy as np
 
 from course import notebook_cache, paths
+from course.assignment_parts import part
 from course.grading.untrusted import error_name, quoted
-from course.parts import part
 
 
 @dataclass(frozen=True)
@@ -286,7 +286,7 @@ def evidence_for(assignment: str) -> dict[str, Evidence]:
 
 # Evidence already derived, by assignment, check and the digest of the outputs it was derived from. An evidence
 # function is a function of the outputs alone, so equal outputs give equal evidence: the fast path's corpus
-# (course.grader_accuracy) judges hundreds of notebooks in one process, most of them with the solution's outputs
+# (course.measuring.grader_accuracy) judges hundreds of notebooks in one process, most of them with the solution's outputs
 # for any one check, and a design's evidence replays every sequence of its task. (A judge process judges one
 # submission; there it is derived once, as before.)
 DERIVED: dict[tuple[str, str, bytes], dict[str, np.ndarray]] = {}

@@ -1,6 +1,6 @@
 """Grader accuracy: run every mutant and alternative of an assignment's corpus.py through its checks.
 
-    python -m course.grader_accuracy [ASSIGNMENT ...]      (or: make grader-report)
+    python -m course.measuring.grader_accuracy [ASSIGNMENT ...]      (or: make grader-report)
 
 A mutant is caught when it fails at least one check of the piece its cell
 defines and no check of another piece. A caught mutant is then named right
@@ -37,13 +37,13 @@ from functools import cache
 import nbformat
 
 from course import paths
-from course.checks import OBSERVATIONS, checks_for, grade_cells
-from course.grading.check_items import judge_checks
+from course.assignment_parts import part
+from course.grading.judge import judge_checks
 from course.grading.probe import HIDDEN_RUNS, plain_outputs, run_twice
-from course.parts import part
-from course.probe_reuse import probe_data, solution_probes
-from course.probes import execute_program, graded_program, load_probes, stand_ins
+from course.measuring.probe_reuse import probe_data, solution_probes
+from course.probe_runner import execute_program, graded_program, load_probes, stand_ins
 from course.samples import Edit, apply_edits, sample_notebook
+from course.verdicts import OBSERVATIONS, checks_for, grade_cells
 
 
 WRONG_NAME_LIMIT = 0.03  # the largest share of a set's caught mutants whose feedback may name a wrong mistake
@@ -137,7 +137,7 @@ def checks_of_cell(assignment: str) -> dict[str, set[str]]:
 def failed_checks(assignment: str, nb: nbformat.NotebookNode, reuse: bool = False) -> dict[str, dict]:
     """Judge every check of a notebook's answers in this process (the fast path: no nbgrader, no sandbox),
     with the judge's own rules: each probe runs twice, as in the sandbox. With `reuse`, a notebook that is the
-    solution with one answer cell edited runs only the probes the edit can change (course.probe_reuse).
+    solution with one answer cell edited runs only the probes the edit can change (course.measuring.probe_reuse).
 
     Returns the judge's result of each failing check ("message", "mistake", ...), by check id.
     """
@@ -171,7 +171,7 @@ def fast_path_pool() -> ProcessPoolExecutor:
 
 def evaluate_all(assignment: str, edits) -> list[Outcome]:
     """The outcome of each edit, judged by the fast path's pool. The solution's probes, which every edit's judgement
-    starts from (course.probe_reuse.solution_probes), run here first, on one thread as the pool's do: run once, they
+    starts from (course.measuring.probe_reuse.solution_probes), run here first, on one thread as the pool's do: run once, they
     serve every process of the pool, and the solution's own judgement (`failed_checks` with `reuse`) after."""
     import torch
 
@@ -209,7 +209,7 @@ def kernel_sample(assignment: str) -> tuple[Edit, ...]:
 
 def failed_by_edit(assignment: str) -> dict[str, list[str]]:
     """The failing checks of the solution ('(solution)') and of each edit of the kernel sample, by name, graded as
-    the figures are (each edit runs the probes it can change, course.probe_reuse; the solution's probes are the
+    the figures are (each edit runs the probes it can change, course.measuring.probe_reuse; the solution's probes are the
     ones its edits start from)."""
     edits = {o.edit.name: sorted(o.failed) for o in evaluate_all(assignment, kernel_sample(assignment))}
     return {"(solution)": sorted(failed_checks(assignment, sample_notebook(assignment, "perfect"), reuse=True))} | edits

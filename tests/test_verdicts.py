@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course import checks
-from course.checks import Check, Clue, Diagnosis, Expect, judge, unknown_names, with_evidence
-from course.grading.check_items import runs_differ
-from course.probes import run_probes
+from course import verdicts
+from course.grading.judge import runs_differ
+from course.probe_runner import run_probes
+from course.verdicts import Check, Clue, Diagnosis, Expect, judge, unknown_names, with_evidence
 
 MISTAKES = {"x-wrong": "advice about x", "y-not-x": "y must equal x", "both-wrong": "x and y are both off",
             "raises-error": "read the error", "not-attempted": "write it"}
@@ -127,8 +127,8 @@ def test_evidence_is_derived_once_for_equal_outputs_and_again_for_any_other(monk
         derived.append(outputs)
         return {"doubled": outputs["x"] * 2}
 
-    monkeypatch.setattr(checks, "evidence_for", lambda assignment: {"demo": evidence})
-    monkeypatch.setattr(checks, "DERIVED", {})
+    monkeypatch.setattr(verdicts, "evidence_for", lambda assignment: {"demo": evidence})
+    monkeypatch.setattr(verdicts, "DERIVED", {})
     first = with_evidence("any", "demo", {"x": np.arange(3.0)})
     again = with_evidence("any", "demo", {"x": np.arange(3.0)})
     assert len(derived) == 1 and np.array_equal(again["doubled"], [0.0, 2.0, 4.0]) and again is not first

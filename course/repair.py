@@ -8,7 +8,7 @@ cell's metadata was stripped, when a graded cell appears twice, or when a
 deleted test cell followed a read-only cell (its add_missing_cells looks the
 neighbour up among graded cells only). `repair` fixes those, in place, before
 nbgrader sees the notebook (the `RepairStructure` preprocessor) and before the
-probe reads the answer cells (course.probes.graded_program), and says what it
+probe reads the answer cells (course.probe_runner.graded_program), and says what it
 found:
 
 - a cell whose id is a released cell's id gets that cell's nbgrader metadata

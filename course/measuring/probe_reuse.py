@@ -32,10 +32,10 @@ from types import ModuleType
 
 from course import paths
 from course.grading.probe import HIDDEN_RUNS, run_twice
-from course.probes import cell_file, execute_program, graded_program, load_probes, run_probes
+from course.probe_runner import cell_file, execute_program, graded_program, load_probes, run_probes
 from course.samples import sample_notebook
 
-Program = list[tuple[str, str]]  # (cell id, source), as course.probes.graded_program gives it
+Program = list[tuple[str, str]]  # (cell id, source), as course.probe_runner.graded_program gives it
 
 
 class Recorder(dict):
@@ -76,7 +76,7 @@ class Recorder(dict):
 
 
 class CellTracer:
-    """While active, records the cells whose code runs (any frame compiled as course.probes.cell_file)."""
+    """While active, records the cells whose code runs (any frame compiled as course.probe_runner.cell_file)."""
 
     def __init__(self, cell_ids):
         self.cells_of = {cell_file(cell_id): cell_id for cell_id in cell_ids}

@@ -1,5 +1,5 @@
 """A synthetic graded class for testing and measuring the class report (course.grading.class_report): the result
-records grading would write (course.grading.grade_one.Record), without running anything.
+records grading would write (course.grading.record.Record), without running anything.
 
 Everyone passes every check but for the planted mistakes; the submissions that need attention carry their status,
 flags and first message; each step's seconds are drawn at random (a timeout's nbgrader step sits at its limit).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from course.grading import limits
-from course.grading.grade_one import Record
+from course.grading.record import Record
 
 # mistake (None: the verdict names none) -> (how many students make it, the checks they fail with it)
 Planted = dict[str | None, tuple[int, tuple[str, ...]]]
