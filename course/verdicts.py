@@ -25,7 +25,7 @@ import numpy as np
 
 from course import notebook_cache, paths
 from course.assignment_parts import part
-from course.grading.untrusted import error_name, quoted
+from course.untrusted import error_name, quoted
 
 
 @dataclass(frozen=True)

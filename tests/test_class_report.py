@@ -26,8 +26,8 @@ from course.grading.batch import merge
 from course.grading.class_report import (NO_MISTAKE_NAMED, WHY_LENGTH, AnswerProgress, course_page_file, html_report,
                                          markdown, step_limits, summarize, write_course_page)
 from course.grading.record import write_record
-from course.grading.untrusted import escaped, quoted
 from course.measuring.synthetic_records import judged, synthetic_records
+from course.untrusted import escaped, quoted
 from course.verdicts import grade_cells, mistakes_for
 from helpers import ASSIGNMENT, needs_browser, paths_of
 

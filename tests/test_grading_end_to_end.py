@@ -32,8 +32,8 @@ from course.grading import limits
 from course.grading.grade_one import nbgrader_command
 from course.grading.nbgrader_hooks import REFUSAL
 from course.grading.record import STATUS_MEANING, submission_hash
-from course.grading.untrusted import escaped
 from course.samples import apply_edits, sample_notebook
+from course.untrusted import escaped
 from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded

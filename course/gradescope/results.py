@@ -15,7 +15,8 @@ from pathlib import Path
 
 import nbformat
 
-from course.grading import untrusted
+
+from course import untrusted
 from course.grading.record import STATUS_MEANING
 from course.verdicts import checks_for
 

@@ -38,7 +38,7 @@ from course.grading import class_report, gradebook, limits, sandbox, similarity
 from course.grading.grade_one import SANDBOX, run_in_child
 from course.grading.record import (REGRADED_ALONE, STATUS_MEANING, failed_child_record, new_record, read_record,
                                    submission_hash, write_record)
-from course.grading.untrusted import escaped
+from course.untrusted import escaped
 from course.verdicts import grade_cells
 
 # A student id nbgrader, file names and a CSV all take as it is.

@@ -36,7 +36,7 @@ from course import paths
 from course.grading import limits
 from course.grading.record import STATUSES
 from course.grading.similarity import Similarity, side_by_side
-from course.grading.untrusted import escaped, quoted
+from course.untrusted import escaped, quoted
 from course.verdicts import mistakes_for
 
 SLOWEST_SHOWN = 5  # submissions in the report's list of the slowest

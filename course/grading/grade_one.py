@@ -36,8 +36,8 @@ from pathlib import Path
 
 import nbformat
 
-from course import paths
-from course.grading import limits, nbgrader_cli, probe, sandbox, untrusted
+from course import paths, untrusted
+from course.grading import limits, nbgrader_cli, probe, sandbox
 from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
 from course.grading.record import REGRADED_ALONE, Record, new_record, set_status, submission_entries, write_record
 from course.probe_runner import SKIPPED, graded_program, load_visible_probes
@@ -258,7 +258,7 @@ def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None
     A run that dies (os._exit, a crash, the memory cap) in some cell or probe is tried again
     without it, up to limits.PROBE_ATTEMPTS runs, so one broken piece costs only its own checks.
     Everything the run leaves in `jail` was written where student code ran: it is read as
-    untrusted (course.grading.untrusted), and a cell or probe is named only if it is a known one.
+    untrusted (course.untrusted), and a cell or probe is named only if it is a known one.
     The run's output goes to `log` (beside `jail` if not given).
     """
     if SANDBOX == "none":

@@ -27,8 +27,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from course import paths
-from course.grading import untrusted
+from course import paths, untrusted
 from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
 from course.probe_runner import SKIPPED
 from course.verdicts import COMMON_MISTAKES, checks_for, grade_cells, likely, mismatch, verdict

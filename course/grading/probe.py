@@ -33,9 +33,9 @@ from types import ModuleType
 import nbformat
 import numpy as np
 
-from course import paths
+from course import paths, untrusted
 from course.assignment_parts import load_module
-from course.grading import limits, untrusted
+from course.grading import limits
 from course.grading.sandbox import forbid_fork
 from course.probe_runner import execute_program, graded_program, run_probes
 from course.reference import to_bytes

@@ -55,8 +55,7 @@ import numpy as np
 from copydetect import compare_files
 from copydetect.utils import filter_code, get_token_coverage, highlight_overlap, winnow
 
-from course import paths
-from course.grading import untrusted
+from course import paths, untrusted
 
 K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of normalised code, guarantee 30
 # Each family of measures: the least figure that lists a pair, how many robust standard deviations above the class's

@@ -29,10 +29,10 @@ from nbgrader.exchange.default.release_assignment import ExchangeReleaseAssignme
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.utils import notebook_hash
 
-from course import paths
-from course.grading import gradebook, limits, untrusted
+from course import paths, untrusted
+from course.grading import gradebook, limits
 from course.hub import owner
-from course.grading.untrusted import copy_owned_tree
+from course.untrusted import copy_owned_tree
 
 COMMANDS = {"release": "release_assignment", "collect": "collect", "feedback": "release_feedback"}
 FORGED = "\0refused:"  # the mark of a submission that names another student than the account that made it
@@ -152,7 +152,7 @@ class OwnerCheckedCollect(ExchangeCollect):
     """nbgrader's collect, where a submission counts only if it is a folder that the Unix account it names made:
     nbgrader's own collect warns and takes it, so one student could submit as another (`nbgrader submit --student`).
     A folder whose name is not a submission's is skipped and said so; the rest of the class is collected. Only the
-    student's own regular files are copied, by course.grading.untrusted.copy_owned_tree (nbgrader's copy, as root,
+    student's own regular files are copied, by course.untrusted.copy_owned_tree (nbgrader's copy, as root,
     would follow a link to any file of the machine); what is left out is said, with whose it was."""
 
     def _owned(self, record: dict) -> bool:
