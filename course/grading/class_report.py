@@ -95,13 +95,10 @@ class SimilarPair:
     similarity: float
     code: tuple[float, float]  # in code, of each student's fingerprints, the share the other has
     text: tuple[float, float]  # the same in the written answers
+    listed_by: str = ""  # the measures that list the pair, shortly
     reasons: tuple[str, ...] = ()  # each measure that lists the pair, with its figures and the class's
     views: tuple[tuple[str, str, str, str], ...] = ()  # (answer id, what is alike, each one's answer as HTML, the
     #                                                    matches in <mark>)
-
-    @property
-    def listed_by(self) -> str:
-        return "; ".join(reason.split(":")[0] for reason in self.reasons)
 
 
 @dataclass(frozen=True)
@@ -152,8 +149,8 @@ def step_limits() -> dict[str, int]:
 
 def similar_pairs(similar: Similarity) -> tuple[SimilarPair, ...]:
     """The pairs a similarity lists for review, with why, and their answers side by side."""
-    return tuple(SimilarPair((p.first, p.second), p.similarity, p.code, p.text, tuple(map(str, p.reasons)),
-                             tuple(side_by_side(similar, p)))
+    return tuple(SimilarPair((p.first, p.second), p.similarity, p.code, p.text, p.listed_by,
+                             tuple(map(str, p.reasons)), tuple(side_by_side(similar, p)))
                  for p in similar.listed)
 
 

@@ -43,9 +43,9 @@ and changes no grade.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import html
-import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +55,7 @@ import numpy as np
 from copydetect import compare_files
 from copydetect.utils import filter_code, get_token_coverage, highlight_overlap, winnow
 
-from course import paths, untrusted
+from course import notebook_cache, paths, untrusted
 
 K, WINDOW = 25, 6  # copydetect's defaults: noise threshold 25 characters of normalised code, guarantee 30
 # Each family of measures: the least figure that lists a pair, how many robust standard deviations above the class's
@@ -114,18 +114,35 @@ class Measure:
     threshold: float  # the least figure this class lists
     cut: float  # for one answer's measures, the least figure that is alike (ALIKE, or a meaning's Z_ALIKE)
 
-    def unusual(self, i: int, j: int) -> bool:
-        return bool(self.counts[i, j]) and self.figures[i, j] >= self.threshold
+    @functools.cached_property
+    def unusual_pairs(self) -> np.ndarray:
+        """(N, N) bool: the pairs this measure lists."""
+        return self.counts & (self.figures >= self.threshold)
 
-    def alike(self, i: int, j: int) -> bool:
-        """For one answer's measures: the pair's answers are alike (their figure counts towards the surprise)."""
-        return bool(self.alike_pairs()[i, j])
-
+    @functools.cached_property
     def alike_pairs(self) -> np.ndarray:
         """(N, N) bool, for one answer's measures: the pairs whose answers are alike (at `cut` or more)."""
         if self.family not in ("answer", "meaning"):
             return np.zeros_like(self.counts)
         return self.counts & (self.figures >= self.cut)
+
+    @functools.cached_property
+    def compared(self) -> int:
+        """How many of the class's pairs both wrote something here."""
+        return len(class_values(self.figures, self.wrote))
+
+    @functools.cached_property
+    def as_alike(self) -> np.ndarray:
+        """(N, N) for each pair, the share of the class's pairs (that both wrote something here) at least as alike."""
+        values = np.sort(class_values(self.figures, self.wrote))
+        return (len(values) - np.searchsorted(values, self.figures, side="left")) / max(len(values), 1)
+
+    def unusual(self, i: int, j: int) -> bool:
+        return bool(self.unusual_pairs[i, j])
+
+    def alike(self, i: int, j: int) -> bool:
+        """For one answer's measures: the pair's answers are alike (their figure counts towards the surprise)."""
+        return bool(self.alike_pairs[i, j])
 
 
 @dataclass(frozen=True)
@@ -291,8 +308,8 @@ def answer_hashes(source: str, kind: str) -> set[int]:
 def reference_answers(assignment: str) -> list[Answers]:
     """What everyone may share: every cell of the release's notebook (given code and prose, the answer cells'
     stubs) and the instructor's solution."""
-    release = nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4)
-    source = nbformat.read(paths.source_notebook(assignment), as_version=4)
+    release = notebook_cache.shared(paths.release_dir(assignment) / f"{assignment}.ipynb")
+    source = notebook_cache.shared(paths.source_notebook(assignment))
     given = Answers({f"given-{i}": c.source for i, c in enumerate(release.cells) if c.cell_type == "code"},
                     {f"given-{i}": c.source for i, c in enumerate(release.cells) if c.cell_type == "markdown"})
     return [given, answers_of(source)]
@@ -370,20 +387,13 @@ def fingerprint_measure(name: str, family: str, answer: str | None, sets: list[s
                    calibration.typical, calibration.threshold, ALIKE if family == "answer" else calibration.threshold)
 
 
-def as_alike(measure: Measure) -> np.ndarray:
-    """(N, N) for each pair, the share of the class's pairs (that both wrote the answer) at least as alike on it."""
-    values = np.sort(class_values(measure.figures, measure.wrote))
-    at_least = len(values) - np.searchsorted(values, measure.figures, side="left")
-    return at_least / max(len(values), 1)
-
-
 def answer_by_answer(answers: list[Measure], name: str, n: int) -> Measure:
     """The surprise of each pair's alike answers together: the sum over the answer measures (one answer's
     fingerprints, or a written answer's meaning) on which the pair is alike of -ln(the share of the class's pairs as
     alike on it), for a class of `n` students."""
     surprise, wrote = np.zeros((n, n)), np.zeros((n, n), dtype=bool)
     for measure in answers:
-        surprise += np.where(measure.alike_pairs(), -np.log(np.maximum(as_alike(measure), 1e-12)), 0.0)
+        surprise += np.where(measure.alike_pairs, -np.log(np.maximum(measure.as_alike, 1e-12)), 0.0)
         wrote |= measure.wrote
     calibration = calibrated(surprise, wrote, "answers")
     return Measure(name, "answers", None, surprise, surprise, np.zeros((n, n), dtype=int), wrote,
@@ -439,8 +449,7 @@ def reason(measure: Measure, i: int, j: int, measures: list[Measure]) -> Reason:
                 f"typically {measure.typical:.2f}, listed from {measure.threshold:.2f})")
     elif measure.family == "answers":
         kind = "meaning" if measure.name.startswith("meaning") else "answer"
-        alike = [(m, as_alike(m)[i, j], len(class_values(m.figures, m.wrote))) for m in measures
-                 if m.family == kind and m.alike(i, j)]
+        alike = [(m, m.as_alike[i, j], m.compared) for m in measures if m.family == kind and m.alike(i, j)]
         parts = ", ".join((f"{m.name} cosine {m.figures[i, j]:.2f}" if m.family == "meaning" else
                            f"{m.name} {m.shares[i, j]:.0%} and {m.shares[j, i]:.0%}")
                           + f" ({max(round(rarity * pairs), 1)} of {pairs} pairs as alike)" for m, rarity, pairs in alike)
@@ -469,10 +478,10 @@ def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
     result.measures = class_measures(answers, result.counted, stubs)
     code, text = result.measures[0], result.measures[1]
     meanings = [m for m in result.measures if m.family == "meaning"]
-    for i, j in itertools.combinations(range(len(students)), 2):
+    shown = np.triu(np.logical_or.reduce([code.shared > 0, text.shared > 0,
+                                          *(m.unusual_pairs for m in result.measures)]), k=1)
+    for i, j in zip(*np.nonzero(shown)):
         reasons = tuple(reason(m, i, j, result.measures) for m in result.measures if m.unusual(i, j))
-        if not (reasons or code.shared[i, j] or text.shared[i, j]):
-            continue
         closest = max((float(m.figures[i, j]) for m in meanings if m.counts[i, j]), default=None)
         result.pairs.append(Pair(students[i], students[j], (float(code.shares[i, j]), float(code.shares[j, i])),
                                  (float(text.shares[i, j]), float(text.shares[j, i])),
@@ -483,7 +492,7 @@ def compare(assignment: str, answers: dict[str, Answers]) -> Similarity:
 
 def stubs_of(assignment: str) -> Answers:
     """The release's answer cells as handed out (their stubs)."""
-    return answers_of(nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
+    return answers_of(notebook_cache.shared(paths.release_dir(assignment) / f"{assignment}.ipynb"))
 
 
 def marked(fingerprint: Fingerprint, other: Fingerprint, counting: set[int]) -> tuple[str, str]:
