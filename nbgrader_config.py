@@ -22,19 +22,20 @@ c.ClearSolutions.text_stub = student_nbgrader.TEXT_STUB
 
 # Grading (course.grading.grade_one starts it; formgrader's Autograde button is refused):
 # mend what makes nbgrader give up on a whole notebook (stripped or duplicated metadata),
-# restore deleted or edited test cells, bound each cell's run time, and score each test
-# cell by the judge's verdict, never by what ran in the student's kernel; what the student wrote and displayed is
+# restore deleted or edited test cells, bound each cell's run time, run the probes in the same kernel after the
+# notebook and judge their data here, and score each test cell by the judge's verdict, never by what ran in the
+# student's kernel; what the student wrote and displayed is
 # kept as text only, so the feedback and formgrader run none of it as script.
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
-    AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, IgnorePattern, LimitOutput,
-    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+    AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
+    OverwriteKernelspec, SaveAutoGrades)
 from course.grading.nbgrader_hooks import (  # noqa: E402
-    ApplyVerdicts, CourseGraderOnly, RepairStructure, ReportScores, TextOnly)
+    ApplyVerdicts, CourseGraderOnly, ExecuteAndJudge, RepairStructure, ReportScores, TextOnly)
 c.Autograde.exporter_class = CourseGraderOnly
 c.Autograde.sanitize_preprocessors = [ClearOutput, RepairStructure, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
                                       CheckCellMetadata]
-c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, TextOnly,
+c.Autograde.autograde_preprocessors = [ExecuteAndJudge, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, TextOnly,
                                        ApplyVerdicts, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
                                        ReportScores]
 c.OverwriteCells.add_missing_cells = True
@@ -54,6 +55,7 @@ c.ExchangeFactory.release_feedback = "course.hub.exchange.SkippingFeedbackReleas
 student_nbgrader.configure(c)
 # Feedback HTML: the gradebook's points, outputs (the judge's verdict in each test cell), and written
 # answers not graded yet shown as such.
+c.GenerateFeedback.exporter_class = "course.grading.nbgrader_hooks.FeedbackPage"  # (the same page, made faster)
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "course.grading.nbgrader_hooks.HoldUngradedAnswers",

@@ -13,7 +13,8 @@ import sys
 
 from course import paths
 from course.grading import gradebook
-from course.grading.grade_one import grading_env, nbgrader_command
+from course.grading.grade_one import nbgrader_command
+from course.grading.sandbox import grading_env
 
 
 def main() -> None:

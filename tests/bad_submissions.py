@@ -181,17 +181,39 @@ def write_link_to_solution(folder: Path) -> None:
 
 
 def write_link_attacker(folder: Path) -> None:
-    """The solution whose cube cell, where it runs (the kernel's folder, the probe's folder), replaces the
-    notebook nbgrader writes with a link to a classmate's, and the probe's progress file with a link to the solution."""
+    """The solution whose cube cell, where it runs (the kernel's folder, the probe's folder), replaces the notebook
+    nbgrader writes with a link to a classmate's, and the probe's progress file (in the probe's folder, which it
+    finds) with a link to the solution."""
     course = folder.parents[2]
+    probe_folder = course / "build" / "jail" / ASSIGNMENT / folder.parent.name / "probe"
     attack = (f"CLASSMATE = {str(course / 'submitted' / 'perfect' / ASSIGNMENT / NOTEBOOK)!r}\n"
               f"SOLUTION = {str(course / 'source' / ASSIGNMENT / NOTEBOOK)!r}\n"
               "import os\n"
-              "for name, target in ((" + repr(NOTEBOOK) + ", CLASSMATE), ('progress.txt', SOLUTION)):\n"
-              "    if os.path.lexists(name):\n"
-              "        os.remove(name)\n"
-              "    os.symlink(target, name)\n")
+              "for name, target in ((" + repr(NOTEBOOK) + ", CLASSMATE), ('progress.txt', SOLUTION), "
+              f"({str(probe_folder / 'progress.txt')!r}, SOLUTION)):\n"
+              "    if os.path.isdir(os.path.dirname(os.path.abspath(name))):\n"
+              "        if os.path.lexists(name):\n"
+              "            os.remove(name)\n"
+              "        os.symlink(target, name)\n")
     solution_with(attack)(folder)
+
+
+def write_display_updater(folder: Path) -> None:
+    """The solution whose cube cell displays a line and starts a thread that, once the hidden probes are loaded in
+    its kernel, notes it in a file and updates that line with their names."""
+    watcher = ("import sys, threading, time\n"
+               "from IPython.display import display, update_display\n"
+               "display('nothing seen yet', display_id='leak')\n"
+               "def _watch():\n"
+               "    for _ in range(6000):\n"
+               "        hidden = sys.modules.get('_course_hidden_probes')\n"
+               "        if hidden is not None and hasattr(hidden, 'PROBES'):\n"
+               "            open('saw_hidden_probes.txt', 'w').write(' '.join(hidden.PROBES))\n"
+               "            update_display('LEAKED ' + ' '.join(hidden.PROBES), display_id='leak')\n"
+               "            return\n"
+               "        time.sleep(0.005)\n"
+               "threading.Thread(target=_watch, daemon=True).start()\n")
+    solution_with(watcher)(folder)
 
 
 def write_extra_files(folder: Path) -> None:
@@ -320,6 +342,9 @@ CASES = (
          told=("appear more than once", "normalize_values")),
     Case("stripped_metadata", "nbgrader metadata stripped", "the solution with every cell's nbgrader metadata removed",
          write_stripped, "ok", FULL, flags=("cells-restored",), told=("restored from the release",)),
+    Case("display_updater", "a display updated while the probes run", "the solution whose cube cell displays a line "
+         "and starts a thread that, once the hidden probes are loaded in its kernel, updates that line with their names",
+         write_display_updater, "ok", FULL),
     Case("extra_files", "extra files", "the solution beside a fake `course` package whose judge passes everything, "
          "doctored visible_probes.py and submission_log.py, and a notes file", write_extra_files, "ok", FULL),
 )

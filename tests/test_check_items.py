@@ -14,7 +14,7 @@ import pytest
 
 from bad_submissions import hand_in
 from course import paths
-from course.grading.grade_one import probe_step
+from course.grading.checking import probe_step
 from course.grading.judge import judge_checks, read_probe_data
 from course.grading.record import new_record
 from course.samples import sample_notebook

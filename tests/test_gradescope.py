@@ -31,7 +31,7 @@ from course import paths
 from course.gradescope.run import STUDENT
 from course.grading import limits
 from course.grading.confine import compiled_filter
-from course.grading.grade_one import grading_env
+from course.grading.sandbox import grading_env
 from course.measuring.grader_accuracy import failed_checks
 from course.samples import sample_notebook
 from course.verdicts import checks_for, grade_cells

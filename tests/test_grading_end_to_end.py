@@ -143,6 +143,16 @@ def test_student_code_cannot_read_or_write_outside_its_folder(course):
     assert not (course["root"] / "autograded" / "link_attacker" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_symlink()
 
 
+def test_what_the_kernel_sends_while_the_probes_run_never_reaches_the_graded_notebook(course):
+    saw = course["build"] / "jail" / ASSIGNMENT / "display_updater" / "kernel" / "saw_hidden_probes.txt"
+    leaked = f"LEAKED {saw.read_text()}"  # what the thread displayed once it saw them
+    assert saw.read_text(), "the thread did not see the hidden probes: the attack did not happen"
+    graded = (course["root"] / "autograded" / "display_updater" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    assert "nothing seen yet" in graded and leaked not in graded
+    feedback = (course["root"] / "feedback" / "display_updater" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert leaked not in feedback
+
+
 def test_nbgrader_export_shows_the_judges_points(course):
     run(nbgrader_command("export", f"--to={course['build'] / 'export.csv'}"), course["env"])
     with (course["build"] / "export.csv").open() as f:

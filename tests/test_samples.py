@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from course import paths
-from course.grading.grade_one import grading_env
+from course.grading.sandbox import grading_env
 
 RUN = """
 import sys, nbformat

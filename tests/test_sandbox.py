@@ -16,7 +16,8 @@ import pytest
 from course import paths, permissions
 from course.grading import limits as limits_module
 from course.grading import probe, sandbox
-from course.grading.grade_one import grading_env, probe_command
+from course.grading.checking import probe_command
+from course.grading.sandbox import grading_env
 from helpers import ASSIGNMENT
 
 pytestmark = [pytest.mark.skipif(sandbox.bubblewrap() is None, reason="bubblewrap is not installed (make sandbox-tools)"),
@@ -295,7 +296,8 @@ def test_what_student_code_reads_of_the_hidden_probes_in_memory_is_not_quoted_ba
     """The hidden probes are in the probe's memory, where student code runs: a cell that finds them and raises them
     as its error has its error named to the student, not quoted."""
     from bad_submissions import solution_with
-    from course.grading.grade_one import new_record, probe_step
+    from course.grading.checking import probe_step
+    from course.grading.record import new_record
 
     folder = tmp_path / "submission"
     solution_with(FRAME_THIEF)(folder)

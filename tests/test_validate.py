@@ -15,7 +15,7 @@ import pytest
 from course import paths
 from course.notebook_format import check_cell_source
 from course.samples import sample_notebook
-from course.grading.grade_one import grading_env
+from course.grading.sandbox import grading_env
 from helpers import ASSIGNMENT
 
 SQUARE_CUBES = "return np.asarray(x, dtype=float) ** 3"

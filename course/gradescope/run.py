@@ -25,7 +25,8 @@ from course import paths
 from course.gradescope import AUTOGRADER
 from course.gradescope.results import SETTINGS_FILE, Settings, crashed_results, results, visible_test_errors
 from course.grading import limits, sandbox
-from course.grading.grade_one import grading_env, run_in_child, work_folder
+from course.grading.grade_one import run_in_child, work_folder
+from course.grading.sandbox import grading_env
 from course.grading.record import failed_child_record, read_record, submission_entries, write_record
 
 STUDENT = "student"  # one container grades one submission: the course directory holds this one student

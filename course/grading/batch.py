@@ -35,7 +35,8 @@ from tqdm import tqdm
 
 from course import paths
 from course.grading import class_report, gradebook, limits, sandbox, similarity
-from course.grading.grade_one import SANDBOX, run_in_child
+from course.grading.checking import SANDBOX
+from course.grading.grade_one import run_in_child
 from course.grading.record import (REGRADED_ALONE, STATUS_MEANING, failed_child_record, new_record, read_record,
                                    submission_hash, write_record)
 from course.untrusted import escaped

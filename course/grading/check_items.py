@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from course import paths
-from course.grading.grade_one import probe_step, validate
+from course.grading.checking import probe_step
+from course.grading.grade_one import validate
 from course.grading.judge import judge_check, read_probe_data
 from course.grading.record import new_record
 from course.verdicts import checks_for, grade_cells

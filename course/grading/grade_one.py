@@ -3,19 +3,18 @@
     python -m course.grading.grade_one ASSIGNMENT STUDENT
 
 0. validate (a folder of plain files, no links, a readable notebook of the
-   right name and size) and note the structure repairs both runs will make
-   (course.repair);
-1. probe: the student's answer cells and the probes, in bubblewrap, where
-   source/ and the checks do not exist; a run that dies is retried without
-   the cell or probe it died in;
-2. judge (course.grading.judge): points per check from the probe's data, and
-   the submission log's cross-checks, in a process where no student code ran;
-3. nbgrader autograde: the whole notebook in a sandboxed kernel that sees a
-   scratch copy of the submission and nothing of the course; each test cell
-   then shows the judge's verdict, and nbgrader stores the judge's points in
-   its gradebook (course.grading.nbgrader_hooks); then, in the same nbgrader
-   process, nbgrader's feedback;
-4. a result record, build/results/<assignment>/<student>.json, written last
+   right name and size) and note the structure repairs nbgrader's run will
+   make (course.repair);
+1. nbgrader autograde: the whole notebook in a sandboxed kernel that sees a
+   scratch copy of the submission and nothing of the course but its machinery;
+   then, in the same kernel, the probes (the student's code runs once); then,
+   in nbgrader's process, where no student code runs, the judge on the probes'
+   data (course.grading.checking); each test cell then shows the judge's
+   verdict, and nbgrader stores the judge's points in its gradebook
+   (course.grading.nbgrader_hooks); then, in the same nbgrader process,
+   nbgrader's feedback. Where nbgrader could not run the notebook to its end,
+   the probes run apart and the judge's points go into the gradebook directly;
+2. a result record, build/results/<assignment>/<student>.json, written last
    and atomically, so a record on disk is always a finished grading.
 
 Every step runs under a wall clock and memory and process caps
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -37,30 +35,12 @@ from pathlib import Path
 import nbformat
 
 from course import paths, untrusted
-from course.grading import limits, nbgrader_cli, probe, sandbox
-from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
+from course.grading import limits, nbgrader_cli, sandbox
+from course.grading.checking import (JUDGED, RECORD, SANDBOX, SCORES, VERDICTS, WORK_VARIABLE, jail_folder,
+                                     probe_apart_and_judge, probe_folder, read_record)
+from course.grading.checking import write_record as write_work_record
 from course.grading.record import REGRADED_ALONE, Record, new_record, set_status, submission_entries, write_record
-from course.probe_runner import SKIPPED, graded_program, load_visible_probes
 from course.repair import repair
-from course.verdicts import checks_for
-
-# "bwrap" (default): student code runs in bubblewrap. "none": on a machine or container that cannot run it, without
-# its namespaces; every record says so. Either way it runs as the jail's user, with no privilege
-# (course.grading.sandbox.confined).
-SANDBOX = os.environ.get("COURSE_SANDBOX", "bwrap")
-
-
-def grading_env() -> dict[str, str]:
-    """The environment of grading steps: the venv's tools first, and `course` importable."""
-    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            "PYTHONPATH": str(paths.ROOT)}
-
-
-def _run(cmd: list[str], timeout: int, log: Path, env: dict | None = None,
-         watch: list[Path] = ()) -> sandbox.Outcome:
-    """Run a grading step under the sandbox's limits, student code's folders `watch`ed."""
-    return sandbox.limited_run(cmd, timeout=timeout, log=log, env={**grading_env(), **(env or {})}, cwd=paths.ROOT,
-                               watch=watch)
 
 
 def nbgrader_command(*args: str, then: tuple[str, ...] = ()) -> list[str]:
@@ -122,32 +102,15 @@ def grade_one(assignment: str, student: str) -> Record:
         record.flags.append("cells-restored")
         record.messages += repair_notes
     if SANDBOX == "none":
+        record.flags.append("not-sandboxed")
         sandbox.seal_course()
-    jail = jail_folder(assignment, student) / "probe"
-    if probe_step(record, folder, jail, work / "probe.log"):
-        judge_step(record, folder, jail, work)
-    verdicts = work / "verdicts.json"
-    verdicts.write_text(json.dumps({check_id: {"passed": record.points[check_id] > 0, "points": record.points[check_id],
-                                               "max_points": record.max_points[check_id],
-                                               "message": record.judge.get(check_id, {}).get("message", NOT_JUDGED)}
-                                    for check_id in record.max_points}))
-    autograde_step(record, work, verdicts)
-    return record
-
-
-NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"
+    return autograde_step(record, work)
 
 
 def work_folder(assignment: str, student: str) -> Path:
-    """What the grading of one submission keeps: its steps' logs, the verdicts, the sandbox's folders."""
+    """What the grading of one submission keeps: its steps' logs, the hand-offs with nbgrader's process
+    (course.grading.checking), the sandbox's folders."""
     return paths.BUILD / "grading" / assignment / student
-
-
-def jail_folder(assignment: str, student: str) -> Path:
-    """Where student code writes while one submission is graded: the probe's folder and the kernel's, given to the
-    jail's user for the step and reclaimed after it (course.grading.sandbox); apart from the work folder, which holds
-    the grader's own files."""
-    return paths.BUILD / sandbox.JAIL_FOLDER / assignment / student
 
 
 def kernel_folder(assignment: str, student: str) -> Path:
@@ -156,25 +119,39 @@ def kernel_folder(assignment: str, student: str) -> Path:
     return jail_folder(assignment, student) / "kernel"
 
 
-def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
-    """nbgrader autograde in the sandboxed kernel, scored by the judge's `verdicts`; then nbgrader's feedback."""
+def autograde_step(record: Record, work: Path) -> Record:
+    """nbgrader autograde in the sandboxed kernel, the probes after the notebook in that kernel, the judge, the
+    test cells scored by its verdicts; then nbgrader's feedback. Returns the finished record."""
     assignment, student = record.assignment, record.student
     autograded = paths.autograded_dir(student, assignment)
-    scores = work / "scores.json"
-    scores.unlink(missing_ok=True)
+    for name in (JUDGED, VERDICTS, SCORES):
+        (work / name).unlink(missing_ok=True)
+    write_work_record(record, work, RECORD)
     paths.feedback_page(student, assignment).unlink(missing_ok=True)  # an earlier grading's: this one writes its own
-    scratch = kernel_folder(assignment, student)
+    scratch, probe_dir = kernel_folder(assignment, student), probe_folder(assignment, student)
     prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
-    options, env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch, namespaces=SANDBOX != "none")
-    env.update({VERDICTS_VARIABLE: str(verdicts), SCORES_VARIABLE: str(scores)})
+    shutil.rmtree(probe_dir, ignore_errors=True)
+    probe_dir.mkdir(parents=True)
+    sandbox.open_machinery()
+    options, env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch, probe_dir=probe_dir,
+                                                namespaces=SANDBOX != "none")
+    env.update({WORK_VARIABLE: str(work), "COURSE_JAIL_UID": str(sandbox.JAIL_UID)})
     log = work / "autograde.log"
     command = nbgrader_command("autograde", assignment, "--student", student, "--force", *options,
                                then=("generate_feedback", assignment, "--student", student, "--force"))
-    outcome = _run(command, limits.NBGRADER_TIMEOUT_S, log, env, watch=[scratch, sandbox.home_beside(scratch)])
-    code, record.seconds["nbgrader"] = outcome.code, outcome.seconds
-    sandbox.reclaim(scratch)
-    sandbox.reclaim(sandbox.home_beside(scratch))
+    outcome = sandbox.limited_run(command, timeout=limits.NBGRADER_TIMEOUT_S, log=log,
+                                  env={**sandbox.grading_env(), **env}, cwd=paths.ROOT,
+                                  watch=[scratch, sandbox.home_beside(scratch), probe_dir])
+    code, seconds = outcome.code, outcome.seconds
+    for folder in (scratch, sandbox.home_beside(scratch), probe_dir):
+        sandbox.reclaim(folder)
     shutil.rmtree(sockets, ignore_errors=True)
+    judged = (work / JUDGED).exists()
+    if judged:
+        record = read_record(work, JUDGED)
+    else:  # nbgrader stopped before the judge: the probes apart (they may die where the notebook did), then the judge
+        probe_apart_and_judge(record, work)
+    record.seconds["nbgrader"] = seconds
     if code is None:
         set_status(record, "timeout")
         record.messages.append(f"Your notebook did not finish within {limits.NBGRADER_TIMEOUT_S} s under nbgrader, "
@@ -204,21 +181,22 @@ def autograde_step(record: Record, work: Path, verdicts: Path) -> None:
             record.messages.append("nbgrader could not run your notebook to the end; the checks judged your code on "
                                    "their own, and the instructor has been told.")
     else:
-        timed_out = cells_with_error(autograded / f"{assignment}.ipynb", "CellTimeoutError")
-        if timed_out:
+        for cell in cells_with_error(autograded / f"{assignment}.ipynb", "CellTimeoutError"):
             set_status(record, "timeout")
-            record.messages.append(f"Under nbgrader, cells {', '.join(timed_out)} ran past their time limit "
-                                   f"({limits.CELL_TIMEOUT_S} s, {limits.LONG_CELL_TIMEOUT_S} s for training) "
-                                   "and were interrupted" + (
-                                       f", having used all the memory they may use ({limits.MEMORY_MB} MB): a list "
-                                       "or array that keeps growing?" if outcome.memory_filled else "."))
+            record.messages.append(
+                f"Your cell {cell.get('id', '?')} did not finish within {limits.cell_timeout(cell)} s on the grader's "
+                "run and was interrupted" + (f", having used all the memory it may use ({limits.MEMORY_MB} MB): a "
+                                             "list or array that keeps growing?" if outcome.memory_filled else
+                                             " (an endless loop or a long sleep?)") +
+                "; the checks that need it cannot pass.")
     if code == 0:
-        record.gradebook = json.loads(scores.read_text())
+        record.gradebook = json.loads((work / SCORES).read_text())
     else:  # nbgrader stored no scores: the judge's points go into the gradebook directly
         from course.grading import gradebook  # (nbgrader's API: a second of imports that a normal grading skips)
 
         gradebook.store_points(assignment, student, record.points)
         record.gradebook = gradebook.auto_scores(assignment, student)
+    return record
 
 
 def prepare_kernel_folder(submission: Path, assignment: str, scratch: Path) -> None:
@@ -234,120 +212,11 @@ def prepare_kernel_folder(submission: Path, assignment: str, scratch: Path) -> N
                     dirs_exist_ok=True)
 
 
-def cells_with_error(notebook: Path, error_name: str) -> list[str]:
-    """Ids of the cells of an executed notebook that show the error `error_name`."""
+def cells_with_error(notebook: Path, error_name: str) -> list[nbformat.NotebookNode]:
+    """The cells of an executed notebook that show the error `error_name`."""
     nb = nbformat.read(notebook, as_version=4)
-    return [cell.get("id", "?") for cell in nb.cells if cell.cell_type == "code"
+    return [cell for cell in nb.cells if cell.cell_type == "code"
             and any(output.get("ename") == error_name for output in cell.outputs)]
-
-
-def probe_command(jail: Path, skip: list[str] = ()) -> list[str]:
-    """The probe of a prepared `jail` folder as the jail's user, in bubblewrap: of the repository, only course/ (the
-    machinery) exists; its standard input is the hidden probes (paths.probes_file)."""
-    command = [sys.executable, "-m", "course.grading.probe", str(jail), "--skip", *skip]
-    setenv = {"PYTHONPATH": str(paths.ROOT)}
-    if SANDBOX == "none":
-        home = sandbox.private_home(jail)
-        return sandbox.with_clean_environment(sandbox.confined(command, chdir=jail), home, setenv)
-    return sandbox.jail(command, workdir=jail, readable=[paths.ROOT / "course"], setenv=setenv)
-
-
-def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None) -> bool:
-    """Run the answer cells and the probes in bubblewrap; False (and the reason) if that failed.
-
-    A run that dies (os._exit, a crash, the memory cap) in some cell or probe is tried again
-    without it, up to limits.PROBE_ATTEMPTS runs, so one broken piece costs only its own checks.
-    Everything the run leaves in `jail` was written where student code ran: it is read as
-    untrusted (course.untrusted), and a cell or probe is named only if it is a known one.
-    The run's output goes to `log` (beside `jail` if not given).
-    """
-    if SANDBOX == "none":
-        record.flags.append("not-sandboxed")
-    sandbox.open_machinery()
-    notebook = nbformat.read(folder / f"{record.assignment}.ipynb", as_version=4)
-    cells = [cell_id for cell_id, _ in graded_program(record.assignment, notebook)]
-    skip: list[str] = []
-    record.seconds["probe"] = 0.0
-    for _ in range(limits.PROBE_ATTEMPTS):
-        probe.prepare(record.assignment, folder / f"{record.assignment}.ipynb", jail)
-        sandbox.give_to_jail(jail)
-        outcome = sandbox.limited_run(probe_command(jail, skip), timeout=limits.PROBE_TIMEOUT_S,
-                                      log=log or jail.parent / "probe.log", env=grading_env(), cwd=jail,
-                                      stdin=paths.probes_file(record.assignment),
-                                      watch=[jail, sandbox.home_beside(jail)])
-        sandbox.reclaim(jail)
-        sandbox.reclaim(sandbox.home_beside(jail))
-        record.seconds["probe"] += outcome.seconds
-        report = probe.read_report(jail) if outcome.code == 0 else None
-        if report is not None:
-            break
-        memory = outcome.out_of_memory or outcome.memory_filled  # killed for it, or ran out of time while it was full
-        reason = (f"used more than {limits.MEMORY_MB} MB of memory" if memory else
-                  f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
-                  f"wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files" if outcome.over_disk else
-                  "stopped the process that ran it (for example os._exit or a crash)")
-        set_status(record, "timeout" if outcome.timed_out and not memory else "crashed")
-        culprit = probe.culprit(jail)
-        if culprit not in known_steps(record.assignment, cells) or culprit in skip:
-            record.messages.append(f"Your code, run on the grader's inputs, {reason}; no check could judge it.")
-            return False
-        skip.append(culprit)
-        what = (f"cell {culprit}" if culprit in cells else
-                f"the submission log's probe {culprit.split(':', 1)[1]}"
-                if culprit.startswith((probe.VISIBLE_PREFIX, probe.VISIBLE_AGAIN_PREFIX)) else
-                f"the check {culprit.removeprefix(probe.AGAIN_PREFIX)}")
-        record.messages.append(f"Your code, run on the grader's inputs, {reason} in {what}; it was left out "
-                               "and the rest of your code was graded without it.")
-    else:
-        record.messages.append(f"Your code stopped the grader's process {limits.PROBE_ATTEMPTS} times; "
-                               "no check could judge it.")
-        return False
-    for cell_id in cells:
-        error = report["cell_errors"].get(cell_id)
-        if error is None or error == SKIPPED or "NotImplementedError" in error:
-            continue
-        if error.startswith("TimeLimitExceeded"):
-            set_status(record, "timeout")
-            record.messages.append(f"Your cell {cell_id} did not finish within {limits.CELL_TIMEOUT_S} s on the "
-                                   "grader's run (an endless loop or a long sleep?); the checks that need it cannot pass.")
-        else:
-            said = error if error == f"PermissionError: {sandbox.FORK_REFUSAL}" else untrusted.error_name(error)
-            record.messages.append(f"Your cell {cell_id} raised {said} on the grader's run (your feedback notebook "
-                                   "shows the error in full); the checks that need it cannot pass.")
-    return True
-
-
-def known_steps(assignment: str, cells: list[str]) -> set[str]:
-    """The steps a probe run of `cells` can name as the one it died in: each cell, and each run of each probe.
-
-    Asked only when a run died: the names of the visible probes come from loading their module, which
-    imports what it needs (torch, for a real assignment), a second or two the grader spares every other run.
-    """
-    return {*cells, *(prefix + name for prefix in probe.STEP_PREFIXES
-                      for name in (*checks_for(assignment), *load_visible_probes(assignment).PROBES))}
-
-
-def judge_step(record: Record, folder: Path, jail: Path, work: Path) -> None:
-    """The judge (course.grading.judge) on the probe's data: points per check, and flags from the log."""
-    result_file = work / "judge.json"
-    result_file.unlink(missing_ok=True)
-    outcome = _run([sys.executable, "-m", "course.grading.judge", record.assignment, str(folder), str(jail),
-                    str(result_file)], limits.JUDGE_TIMEOUT_S, work / "judge.log")
-    record.seconds["judge"] = outcome.seconds
-    if outcome.code != 0 or not result_file.exists():
-        set_status(record, "crashed")
-        record.messages.append("the checks could not judge your code (the grader's data was unreadable); "
-                               "the instructor has been told.")
-        return
-    result = json.loads(result_file.read_text())
-    for check_id, check in result["checks"].items():
-        record.judge[check_id] = {"passed": check["passed"], "message": check["message"], "mistake": check["mistake"]}
-        record.points[check_id] = check["points"]
-    for problem in result["log"]:  # a log problem raises a flag and costs no points
-        record.flags.append(problem["flag"])
-        record.messages.append(problem["message"])
-    if {"log-differs-from-code", "log-code-not-in-notebook"} & set(record.flags):
-        set_status(record, "forged")
 
 
 def run_in_child(assignment: str, student: str, env: dict[str, str], timeout: float, alone: bool = False) -> int | None:

@@ -1,13 +1,12 @@
 """The judge: points for one submission, decided where no student code ever ran.
 
-    python -m course.grading.judge ASSIGNMENT SUBMISSION_FOLDER PROBE_FOLDER OUT.json
-
+`judge` (called in nbgrader's process, or the grader's, neither of which runs student code: course.grading.checking)
 reads the probe's data (outputs.npz, probe_report.json: written where student
 code ran, so read as untrusted files), judges each check on the hidden probes'
 outputs against the instructor's reference data (`judge_check`, one check
 at a time in a plain loop; course.grading.check_items shows the same checks as
 pytest items, for make check-submission), cross-checks submission_log.json
-against the visible probes' fresh outputs and the notebook's code, and writes
+against the visible probes' fresh outputs and the notebook's code, and returns
 plain data:
 
     {"checks": {check_id: {"passed": bool, "points": int, "max_points": int, "message": str,
@@ -19,7 +18,6 @@ The log checks raise flags for the instructor and cost no points.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 from pathlib import Path
@@ -27,7 +25,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from course import paths, untrusted
+from course import untrusted
 from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
 from course.probe_runner import SKIPPED
 from course.verdicts import COMMON_MISTAKES, checks_for, grade_cells, likely, mismatch, verdict
@@ -35,6 +33,7 @@ from course.verdicts import COMMON_MISTAKES, checks_for, grade_cells, likely, mi
 LOG_TOLERANCE = 1e-4  # how far two runs of the same code may differ
 MESSAGE_LIMIT = 1000  # characters of one verdict's message (it may quote the student's outputs)
 OUTPUTS_LIMIT = 64 * 2**20  # bytes of probe outputs read at most
+UNPACKED_LIMIT = 256 * 2**20  # bytes they may unpack to (a file of a few megabytes must not fill the judge's memory)
 REPORT_LIMIT = 2**20
 
 
@@ -85,6 +84,8 @@ def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], 
     (so read as untrusted files)."""
     outputs: dict[str, dict[str, np.ndarray]] = {}
     with np.load(io.BytesIO(untrusted.read_bytes(probe_dir / "outputs.npz", OUTPUTS_LIMIT)), allow_pickle=False) as data:
+        if sum(member.file_size for member in data.zip.infolist()) > UNPACKED_LIMIT:  # (zipfile reads no more)
+            raise ValueError(f"the probe's outputs unpack to more than {UNPACKED_LIMIT} bytes")
         for name in data.files:
             step_id, key = name.split("/", 1)
             outputs.setdefault(step_id, {})[key] = data[name]
@@ -180,17 +181,3 @@ def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
 def of_run(found: dict, prefix: str) -> dict:
     """The entries of one run (step ids starting with `prefix`), by probe name."""
     return {name.removeprefix(prefix): value for name, value in found.items() if name.startswith(prefix)}
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", choices=paths.assignments())
-    parser.add_argument("submission", type=Path, help="the student's submitted folder")
-    parser.add_argument("probe_dir", type=Path, help="the probe step's folder (outputs.npz, probe_report.json)")
-    parser.add_argument("out", type=Path, help="where to write the result (JSON)")
-    args = parser.parse_args()
-    args.out.write_text(json.dumps(judge(args.assignment, args.submission, args.probe_dir), indent=1))
-
-
-if __name__ == "__main__":
-    main()

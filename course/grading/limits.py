@@ -19,14 +19,16 @@ NOTEBOOK_TIMEOUT_S = int(os.environ.get("COURSE_NOTEBOOK_TIMEOUT", "900"))
 PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
 JUDGE_TIMEOUT_S = int(os.environ.get("COURSE_JUDGE_TIMEOUT", "120"))
 FEEDBACK_TIMEOUT_S = 300
-NBGRADER_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + FEEDBACK_TIMEOUT_S  # the nbgrader step: autograde, then feedback
+PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
+# The nbgrader step: the notebook, the probes in its kernel (or, where they cannot finish there, runs of their own),
+# the judge, then feedback.
+NBGRADER_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + (1 + PROBE_ATTEMPTS) * PROBE_TIMEOUT_S + JUDGE_TIMEOUT_S + FEEDBACK_TIMEOUT_S
 MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
 FILE_MB = int(os.environ.get("COURSE_FILE_MB", "1024"))  # any one file student code writes while graded
 DISK_MB = int(os.environ.get("COURSE_DISK_MB", "2048"))  # all it writes in a step's folders
 MAX_FILES = int(os.environ.get("COURSE_MAX_FILES", "10000"))  # files and folders it makes there
 SUBMISSION_MB = int(os.environ.get("COURSE_SUBMISSION_MB", "50"))  # all files a student hands in
 MAX_PROCESSES = int(os.environ.get("COURSE_MAX_PROCESSES", "256"))
-PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 # The environment student code gets (course.grading.sandbox.jail_environment): what Python, the
 # notebook and the probe need, and these limits; nothing else of the grader's environment.

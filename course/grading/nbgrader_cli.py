@@ -10,9 +10,6 @@ from __future__ import annotations
 import sys
 
 THEN = "--then"
-# The grader's autograde gets these (course.grading.nbgrader_hooks): the judge's verdicts to score by, and where to
-# write the scores nbgrader stored.
-VERDICTS_VARIABLE, SCORES_VARIABLE = "COURSE_VERDICTS", "COURSE_SCORES"
 
 
 def commands(argv: list[str]) -> list[list[str]]:

@@ -1,15 +1,16 @@
 """Course code that runs inside nbgrader's own process (named in nbgrader_config.py).
 
 Points come from the judge (course.grading.judge), never from the student's
-kernel. `course.grading.grade_one` judges a submission first, then runs
-nbgrader autograde with COURSE_VERDICTS naming the judge's verdicts; after
-nbgrader has executed the notebook in the sandboxed kernel, `ApplyVerdicts`
-writes each verdict into its test cell's output, and nbgrader's own scoring
-(an error output scores 0, any other output full points) stores the judge's
-points in the gradebook. So formgrader, `nbgrader export` and the feedback
-HTML show what the judge decided.
+kernel. `course.grading.grade_one` runs nbgrader autograde with
+COURSE_GRADING_WORK naming the grading's work folder (course.grading.checking);
+`ExecuteAndJudge` runs the notebook in the sandboxed kernel, then the probes
+in that same kernel, then the judge on their data, in this process;
+`ApplyVerdicts` writes each verdict into its test cell's output, and nbgrader's
+own scoring (an error output scores 0, any other output full points) stores
+the judge's points in the gradebook. So formgrader, `nbgrader export` and the
+feedback HTML show what the judge decided.
 
-Without COURSE_VERDICTS (formgrader's Autograde button, a plain
+Without COURSE_GRADING_WORK (formgrader's Autograde button, a plain
 `nbgrader autograde`) there is no sandbox and no judge: `CourseGraderOnly`
 refuses before nbgrader touches a file or the gradebook.
 """
@@ -19,17 +20,24 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
 from nbconvert.filters import markdown2html
+from nbclient.exceptions import DeadKernelError
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from course import paths
-from course.grading import gradebook
-from course.grading.nbgrader_cli import SCORES_VARIABLE, VERDICTS_VARIABLE
+from course.grading import gradebook, limits
+from course.grading.checking import SCORES, VERDICTS, WORK_VARIABLE, judge_kernel_run, probe_folder
+from course.grading.probe import kernel_request
 from course.repair import repair
 
 REFUSAL = ("This course does not autograde inside a notebook kernel: run `make autograde` (each submission is run "
@@ -40,7 +48,7 @@ class CourseGraderOnly(NotebookExporter):
     """Autograde's exporter (built before nbgrader deletes or writes anything): refuses unless the course's grader runs it."""
 
     def __init__(self, *args, **kwargs):
-        if not os.environ.get(VERDICTS_VARIABLE):
+        if not os.environ.get(WORK_VARIABLE):
             raise RuntimeError(REFUSAL)
         super().__init__(*args, **kwargs)
 
@@ -65,11 +73,51 @@ def verdict_output(check: dict) -> nbformat.NotebookNode:
                                   traceback=[f"CheckFailed: {check['message']} (0 / {check['max_points']} points)"])
 
 
+def work_folder() -> Path:
+    """The grading's work folder (course.grading.checking), named by the grader."""
+    return Path(os.environ[WORK_VARIABLE])
+
+
+class ExecuteAndJudge(Execute):
+    """nbgrader's Execute, then, in the same kernel before it shuts down, every probe on the notebook's namespace
+    (course.grading.probe.kernel_request): the student's code runs once. Then, the kernel gone, the judge on the
+    probes' data (course.grading.checking.judge_kernel_run).
+
+    The probes' request is answered on the shell channel alone: what the code prints or displays meanwhile is never
+    read, so it cannot reach the notebook's outputs (an update to an earlier display included).
+    """
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict, km=None) -> tuple[nbformat.NotebookNode, dict]:
+        self.probe_seconds: float | None = None  # set if the notebook ran to its end and the probes were sent
+        nb, resources = super().preprocess(nb, resources, km)
+        judge_kernel_run(work_folder(), nb, self.probe_seconds)
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources: dict, index: int):
+        result = super().preprocess_cell(cell, resources, index)
+        if index == len(self.nb.cells) - 1:
+            start = time.perf_counter()
+            if self.run_probes(resources["nbgrader"]["assignment"], resources["nbgrader"]["student"]):
+                self.probe_seconds = round(time.perf_counter() - start, 2)
+        return result
+
+    def run_probes(self, assignment: str, student: str) -> bool:
+        """Whether the probes ran to the end in the kernel, within limits.PROBE_TIMEOUT_S."""
+        code = kernel_request(probe_folder(assignment, student), paths.probes_file(assignment).read_bytes(),
+                              paths.visible_probes_file(assignment).read_bytes())
+        self.timeout = limits.PROBE_TIMEOUT_S  # (the notebook's cells are done: their limits came from timeout_func)
+        try:
+            reply = self.wait_for_reply(self.kc.execute(code, silent=True, store_history=False, allow_stdin=False))
+        except DeadKernelError:
+            reply = None
+        return reply is not None and reply["content"].get("status") == "ok"
+
+
 class ApplyVerdicts(NbGraderPreprocessor):
     """After execution: each test cell shows the judge's verdict on its check, and scores by it."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
-        with open(os.environ[VERDICTS_VARIABLE]) as f:
+        with open(work_folder() / VERDICTS) as f:
             checks = json.load(f)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
@@ -170,13 +218,40 @@ class HoldUngradedAnswers(NbGraderPreprocessor):
         return nb, resources
 
 
+class FeedbackPage(HTMLExporter):
+    """nbconvert's HTML page, with its finishing pass for screen readers (a text for each image without one, a tab
+    stop on each cell's input and output) made on the page's text instead of through BeautifulSoup, which spent most
+    of a second of each grading parsing the page again. The page's markup is the template's own, and what the student
+    wrote is escaped or checked markup (TextOnly), so the tags the pass looks for are the template's."""
+
+    def from_notebook_node(self, nb: nbformat.NotebookNode, resources: dict | None = None, **kw) -> tuple[str, dict]:
+        language = nb.metadata.get("language_info", {})
+        self.register_filter("highlight_code", self.filters.get("highlight_code", Highlight2HTML(
+            pygments_lexer=language.get("pygments_lexer", language.get("name")), parent=self)))
+        resources = self._init_resources(resources)
+        self.register_filter("filter_data_type", WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata,
+                                                                      parent=self, resources=resources))
+        page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        return readable_page(page), resources
+
+
+IMAGE_WITHOUT_TEXT = re.compile(r"<img\b(?![^>]*\balt=)")
+FOCUSABLE = re.compile(r'(<div\b[^>]*\bclass="[^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*")')
+
+
+def readable_page(page: str) -> str:
+    """`page` with nbconvert's accessibility finish: each image without an alternative text gets one, each cell's input
+    and output a tab stop."""
+    page = IMAGE_WITHOUT_TEXT.sub('<img alt="No description has been provided for this image"', page)
+    return FOCUSABLE.sub(r'\1 tabindex="0"', page)
+
+
 class ReportScores(NbGraderPreprocessor):
-    """After SaveAutoGrades: the gradebook's score of each autograded cell, written as JSON to COURSE_SCORES, for the
-    grader's record (which so reads them back without importing nbgrader itself)."""
+    """After SaveAutoGrades: the gradebook's score of each autograded cell, written as JSON into the work folder, for
+    the grader's record (which so reads them back without importing nbgrader itself)."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
-        info, target = resources["nbgrader"], os.environ.get(SCORES_VARIABLE)
-        if target:
-            with open(target, "w") as f:
-                json.dump(gradebook.auto_scores(info["assignment"], info["student"], info["db_url"]), f)
+        info = resources["nbgrader"]
+        with open(work_folder() / SCORES, "w") as f:
+            json.dump(gradebook.auto_scores(info["assignment"], info["student"], info["db_url"]), f)
         return nb, resources

@@ -1,8 +1,12 @@
-"""Probe one submission: run its answer cells and every probe, save plain data.
+"""Probe one submission: run every probe on its code's namespace, save plain data.
 
-The grader prepares a folder outside the sandbox (`prepare`): the program to
-run (the instructor's given definition cells and the student's answer
-cells, in notebook order) and a copy of the assignment's visible probe module
+Normally the probes run in the jailed kernel that nbgrader has just run the
+whole notebook in (`kernel_request`, sent by course.grading.nbgrader_hooks):
+the student's code runs once. Where that run cannot finish (the kernel died,
+or a probe killed it), a probe run of its own does the same: the grader
+prepares a folder outside the sandbox (`prepare`): the program to run (the
+instructor's given definition cells and the student's answer cells, in
+notebook order) and a copy of the assignment's visible probe module
 (course.probe_runner). Then, inside the sandbox, where the course's assignments,
 source/ and reference data do not exist:
 
@@ -10,12 +14,12 @@ source/ and reference data do not exist:
 
 reads the hidden probe module from its standard input before any student code
 runs and closes it (the hidden probes are never a file inside the jail), then
-runs the program and every probe, each under the per-cell time limit, and
-writes FOLDER/outputs.npz (arrays keyed 'check_id/output' for the hidden
+runs the program. Either way every probe runs under the per-cell time limit,
+and FOLDER/outputs.npz gets arrays keyed 'check_id/output' for the hidden
 probes, 'visible:probe/output' for the visible ones, which the judge compares
 with submission_log.json, and the same of a second run of every probe,
 'again:...' and 'visible-again:...', which shows code that keeps state between
-calls) and FOLDER/probe_report.json (errors by cell and probe).
+calls; FOLDER/probe_report.json, the errors by cell and probe.
 The judge reads those files in a process the student's code never ran in.
 """
 
@@ -34,7 +38,6 @@ import nbformat
 import numpy as np
 
 from course import paths, untrusted
-from course.assignment_parts import load_module
 from course.grading import limits
 from course.grading.sandbox import forbid_fork
 from course.probe_runner import execute_program, graded_program, run_probes
@@ -43,7 +46,7 @@ from course.student_files.submission_log import to_numpy
 
 PROGRAM, OUTPUTS, REPORT = "program.json", "outputs.npz", "probe_report.json"
 VISIBLE = "visible_probes.py"
-HIDDEN_MODULE = "_course_hidden_probes"
+HIDDEN_MODULE, VISIBLE_MODULE = "_course_hidden_probes", "_course_visible_probes"
 # Step ids and output keys: every probe runs twice, as code that keeps state between calls gives other outputs
 # the second time. Hidden probes: 'check_id', then 'again:check_id'; visible ones: 'visible:name', 'visible-again:name'.
 AGAIN_PREFIX, VISIBLE_PREFIX, VISIBLE_AGAIN_PREFIX = "again:", "visible:", "visible-again:"
@@ -89,14 +92,22 @@ def probe_folder(folder: Path, hidden_source: bytes, skip: Collection[str] = ())
     `skip` when it tries again.
     """
     forbid_fork()
-    progress = folder / PROGRESS
-    mark = progress.write_text
     program = [tuple(cell) for cell in json.loads((folder / PROGRAM).read_text())]
-    ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
-    options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=mark)
+    ns, cell_errors = execute_program(program, folder, limit=limits.CELL_TIMEOUT_S, skip=skip,
+                                      on_start=(folder / PROGRESS).write_text)
+    return probe_namespace(ns, folder, hidden_source, (folder / VISIBLE).read_bytes(), skip, cell_errors)
+
+
+def probe_namespace(ns: dict, folder: Path, hidden_source: bytes, visible_source: bytes, skip: Collection[str] = (),
+                    cell_errors: dict[str, str] | None = None) -> dict:
+    """Every probe, hidden and visible (made from their sources), run twice on the namespace `ns` of a run of the
+    notebook's code; outputs.npz and probe_report.json written in `folder` (with `cell_errors`, that run's errors by
+    cell). Each probe runs under the per-cell time limit, named in progress.txt while it runs."""
+    progress = folder / PROGRESS
+    options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=progress.write_text)
     outputs, probe_errors = {}, {}
     hidden = module_from_source(HIDDEN_MODULE, hidden_source)
-    for module, runs in ((hidden, HIDDEN_RUNS), (load_module(folder / VISIBLE), VISIBLE_RUNS)):
+    for module, runs in ((hidden, HIDDEN_RUNS), (module_from_source(VISIBLE_MODULE, visible_source), VISIBLE_RUNS)):
         found, failed = run_twice(module, ns, runs, **options)
         outputs.update(found)
         probe_errors.update(failed)
@@ -104,9 +115,23 @@ def probe_folder(folder: Path, hidden_source: bytes, skip: Collection[str] = ())
     outputs, probe_errors = plain_outputs(outputs, probe_errors)
     arrays = {f"{step_id}/{key}": value for step_id, data in outputs.items() for key, value in data.items()}
     (folder / OUTPUTS).write_bytes(to_bytes(arrays))
-    report = {"cell_errors": cell_errors, "probe_errors": probe_errors}
+    report = {"cell_errors": cell_errors or {}, "probe_errors": probe_errors}
     (folder / REPORT).write_text(json.dumps(report, indent=1))
     return report
+
+
+def kernel_request(folder: Path, hidden_source: bytes, visible_source: bytes) -> str:
+    """The code that, sent to the kernel that has just run the notebook, runs every probe on the notebook's namespace
+    (`probe_namespace`, its data written in `folder`): with this repository's course package, whatever the notebook's
+    folder holds under that name, and in a namespace of its own, so that no name of the notebook's changes."""
+    boot = ("import sys\n"
+            f"sys.path.insert(0, {str(paths.ROOT)!r})\n"
+            "for name in [name for name in sys.modules if name == 'course' or name.startswith('course.')]:\n"
+            "    del sys.modules[name]\n"
+            "from pathlib import Path\n"
+            "from course.grading.probe import probe_namespace\n"
+            f"probe_namespace(notebook, Path({str(folder)!r}), {hidden_source!r}, {visible_source!r})\n")
+    return f"__import__('builtins').exec({boot!r}, {{'notebook': get_ipython().user_ns}})"
 
 
 def plain_outputs(outputs: dict[str, dict], errors: dict[str, str]) -> tuple[dict[str, dict[str, np.ndarray]],

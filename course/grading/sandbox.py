@@ -47,6 +47,12 @@ JAIL_UID_BASE = 1_500_000_000
 JAIL_UID = int(os.environ.get("COURSE_JAIL_UID") or JAIL_UID_BASE + os.getpid())
 
 
+def grading_env() -> dict[str, str]:
+    """The environment of grading steps: the venv's tools first, and `course` importable."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(paths.ROOT)}
+
+
 @dataclass
 class Outcome:
     """How a limited command ended."""
@@ -237,9 +243,11 @@ def bubblewrap_works() -> bool:
 
 
 def jail_environment() -> dict[str, str]:
-    """The only variables student code sees: the grader's own (tokens, secrets) stay outside."""
+    """The only variables student code sees: the grader's own (tokens, secrets) stay outside. No GPU is visible (the
+    notebook, and the probes after it, run on the CPU, where the reference data were computed)."""
     passed = {name: os.environ[name] for name in limits.JAIL_VARIABLES if name in os.environ}
-    return {**passed, "HOME": "/tmp", "MPLCONFIGDIR": "/tmp/matplotlib", "IPYTHONDIR": "/tmp/ipython"}
+    return {**passed, "HOME": "/tmp", "MPLCONFIGDIR": "/tmp/matplotlib", "IPYTHONDIR": "/tmp/ipython",
+            "CUDA_VISIBLE_DEVICES": ""}
 
 
 def confined(cmd: list[str], *, chdir: Path | None = None, connection: str | None = None,
@@ -452,14 +460,17 @@ def remove_stale_socket_folders() -> list[Path]:
     return remove_folders_of_gone_processes(Path("/tmp"), re.compile(re.escape(SOCKETS_PREFIX) + r"(\d+)-"))
 
 
-def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
+def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path, probe_dir: Path,
                 namespaces: bool = True) -> tuple[list[str], dict[str, str], Path]:
     """A jailed Jupyter kernel for nbgrader: (nbgrader options, environment, folder to remove afterwards).
 
     Writes the kernelspec `course-sandbox` under `kernels_dir`/kernels. The kernel runs as the jail's user in
     `workdir` (nbgrader's autograded folder of the submission) but sees `scratch` there, a copy the grader made
     and gave that user: what student code writes or links lands in `scratch`, never in a folder nbgrader writes to.
-    With `namespaces` (bubblewrap) it can read nothing of the course: no checks, no probes, no other submission,
+    After the notebook the probes run in it (course.grading.probe.kernel_request), with the machinery (course/) to
+    read and `probe_dir` to write their data in.
+    With `namespaces` (bubblewrap) it can read nothing else of the course: no checks, no hidden probes, no other
+    submission,
     and talks to nbgrader over IPC sockets in a short folder under /tmp (socket paths are limited to about 100
     characters): the connection file, root's, in that folder, the sockets in its `ipc` folder, the jail user's.
     Without, it runs in `scratch` itself on a sealed course (`seal_course`), with a home of its own beside it,
@@ -473,14 +484,15 @@ def kernel_jail(kernels_dir: Path, *, workdir: Path, scratch: Path,
     kernel = [sys.executable, "-m", "ipykernel_launcher", "-f", CONNECTION_PLACEHOLDER,
               f"--IPKernelApp.exec_lines={FORBID_FORK}"]
     give_to_jail(scratch)
+    give_to_jail(probe_dir)
     remove_stale_socket_folders()
     sockets = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-", dir="/tmp"))
     sockets.chmod(0o711)
     (sockets / "ipc").mkdir()
     give_to_jail(sockets / "ipc")
     if namespaces:
-        argv = jail(kernel, workdir=workdir, workdir_source=scratch, readable=[sockets], writable=[sockets / "ipc"],
-                    connection="{connection_file}")
+        argv = jail(kernel, workdir=workdir, workdir_source=scratch, readable=[sockets, paths.ROOT / "course"],
+                    writable=[sockets / "ipc", probe_dir], connection="{connection_file}")
     else:
         home = private_home(scratch)
         argv = with_clean_environment(confined(kernel, chdir=scratch, connection="{connection_file}"), home)

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from course import paths
 from course.grading import gradebook, limits, sandbox
-from course.grading.grade_one import grading_env, run_in_child
+from course.grading.grade_one import run_in_child
+from course.grading.sandbox import grading_env
 from course.grading.record import failed_child_record, new_record, read_record, submission_entries, write_record
 
 
