@@ -24,7 +24,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # nbgrader calls the `alembic` of the venv when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: help venv all source reference release samples autograde report grades hub-tools course-owner hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-similarity bench-report bench-hardening hostile-class bench-sandbox sandbox-tools browser-tools test clean
+.PHONY: help venv all source reference release samples autograde report grades hub-tools course-owner hub hub-release collect return-feedback hub-clean gradescope check-submission formgrader grader-report bench bench-grading bench-gradescope bench-similarity bench-report bench-hardening hostile-class bench-sandbox sandbox-tools browser-tools test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -58,6 +58,9 @@ samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partl
 STUDENTS ?= 20
 bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially and on a 2-worker LocalCluster: throughput, speedup, overhead
 	$(PY) scripts/benchmark_grading.py $(ASSIGNMENT) --students $(STUDENTS)
+
+bench-gradescope: $(STAMP) sandbox-tools ## seconds from upload to results.json in Gradescope's container, each assignment's partial sample
+	$(PY) scripts/benchmark_gradescope.py $(ASSIGNMENT)
 
 CLASS_SIZE ?= 300
 COPIES ?= 15

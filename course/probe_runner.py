@@ -92,6 +92,36 @@ def program_with(assignment: str, answers: dict[str, str]) -> list[tuple[str, st
     return program
 
 
+class _LeftOut:
+    """What `clue` gives while clues are left out: no output (course.grading.probe.plain_outputs drops it)."""
+
+    def __repr__(self) -> str:
+        return "LEFT_OUT"
+
+
+LEFT_OUT = _LeftOut()
+_clues_wanted = [True]
+
+
+def clue(compute: Callable[[], object]):
+    """compute(), an output that only names a mistake (a clue: a replay of the piece with a usual mistake, or a
+    trusted re-computation of one), or LEFT_OUT while clues are left out (`leaving_clues_out`). A probe writes each
+    `like_*` output as `out["like_x"] = clue(lambda: ...)`: graded outputs never depend on a clue, so a submission
+    whose checks pass never pays for naming a mistake it does not make."""
+    return compute() if _clues_wanted[-1] else LEFT_OUT
+
+
+@contextlib.contextmanager
+def leaving_clues_out() -> Iterator[None]:
+    """Within it, `clue` computes nothing: the grader's first run of the probes (course.grading.probe), after which
+    only the probes of the checks that failed run again, with their clues."""
+    _clues_wanted.append(False)
+    try:
+        yield
+    finally:
+        _clues_wanted.pop()
+
+
 class TimeLimitExceeded(BaseException):
     """Raised in student code that runs past its time limit (a BaseException: `except Exception` won't hide it)."""
 

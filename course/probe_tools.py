@@ -19,6 +19,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from course.probe_runner import clue  # noqa: F401 (what a probe writes its clues with)
+
 Namespace = dict
 Probe = Callable[[Namespace], dict[str, np.ndarray]]
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+import numpy as np
 import pytest
 
 from course import paths
@@ -28,9 +29,11 @@ from course.build_source import shipped_files
 from course.measuring.grader_accuracy import (acceptable, checks_of_cell, corpora, corpus, failed_checks, fast_path_pool,
                                      kernel_sample, report)
 from course.notebook_format import check_cell_source
-from course.probe_runner import load_visible_probes
+from course.probe_runner import (LEFT_OUT, execute_program, graded_program, leaving_clues_out, load_probes,
+                                  load_visible_probes, run_probes)
 from course.rubrics import MODEL_ANSWER, page_path, rubric_page, written_questions
 from course.samples import sample_notebook
+from course.student_files.submission_log import to_numpy
 from course.verdicts import checks_for, grade_cells as points_of, mistakes_for
 from helpers import assert_reference_is_fresh, between, corpus_figures, grade_cells, nbgrader
 
@@ -240,6 +243,24 @@ def test_blank_release_fails_every_check_as_not_attempted(assignment):
 def test_partial_sample_fails_exactly_the_checks_of_its_bugs(assignment):
     failed = failed_checks(assignment, sample_notebook(assignment, "partial"))
     assert set(failed) == {check for _, check in part(assignment, "corpus").SAMPLE_BUGS}
+
+
+@pytest.mark.parametrize("sample", ["perfect", "partial"])
+def test_leaving_clues_out_changes_no_graded_output_and_leaves_out_every_like_output(assignment, sample, tmp_path):
+    """The grader's first run of the probes leaves their clues out (course.probe_tools.clue), and runs again, with
+    them, only the probes of the checks that fail (course.grading.probe): what the first run gives must be what a run
+    with clues gives, but for its `like_*` outputs, every one of which is a clue left out."""
+    ns, _ = execute_program(graded_program(assignment, sample_notebook(assignment, sample)), tmp_path)
+    probes = load_probes(assignment)
+    with leaving_clues_out():
+        first, first_errors = run_probes(probes, ns)
+    full, full_errors = run_probes(probes, ns)
+    assert first_errors == full_errors
+    for check_id, outputs in full.items():
+        kept = {key: value for key, value in first[check_id].items() if value is not LEFT_OUT}
+        assert set(kept) == {key for key in outputs if not key.startswith("like_")}, check_id
+        for key, value in kept.items():
+            np.testing.assert_array_equal(to_numpy(value), to_numpy(outputs[key]), err_msg=f"{check_id}/{key}")
 
 
 def test_every_mutant_and_alternative_is_python_that_compiles(assignment):

@@ -24,7 +24,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import (Namespace, Probe, StandInDropout, caught, error_output, fill_parameters,
+from course.probe_tools import (Namespace, Probe, StandInDropout, caught, clue, error_output, fill_parameters,
                                 flat_parameters, generator, like, randn, registry, replaced, require,
                                 stand_in_dropout, stand_in_registry, to_array)
 
@@ -223,11 +223,11 @@ def _mask_clues(weights: np.ndarray, scores: torch.Tensor, mask: torch.Tensor) -
         sums["row_sums"] = weights.sum(axis=-1)[any_allowed]
     allowed = torch.as_tensor(mask) != 0
     over_queries = torch.softmax(scores.masked_fill(~allowed, torch.finfo(scores.dtype).min), dim=-2) * allowed
-    return sums | {"like_masked_query_axis": like_with_nan(weights, over_queries),
-                   "like_reversed": like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0)),
-                   "like_additive": like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype),
-                                                                dim=-1)),
-                   "like_no_mask": like(weights, torch.softmax(scores, dim=-1))}
+    return sums | {"like_masked_query_axis": clue(lambda: like_with_nan(weights, over_queries)),
+                   "like_reversed": clue(lambda: like(weights, trusted_masked_softmax(scores, torch.as_tensor(mask) == 0))),
+                   "like_additive": clue(lambda: like(weights, torch.softmax(scores + torch.as_tensor(mask, dtype=scores.dtype),
+                                                                dim=-1))),
+                   "like_no_mask": clue(lambda: like(weights, torch.softmax(scores, dim=-1)))}
 
 
 @probe("masked_softmax_values")
@@ -254,7 +254,7 @@ def probe_masked_softmax_values(ns):
     out["dtype_kept"] = np.array([  # True unless the weights came back in another dtype than the scores'
         flag(lambda: masked_softmax(scores.double(), PAIR_MASK).dtype == torch.float64, True),
         flag(lambda: masked_softmax(scores.clone(), PAIR_MASK.double()).dtype == torch.float32, True)])
-    out["like_query_axis"] = like(out["no_mask"], torch.softmax(scores, dim=-2))
+    out["like_query_axis"] = clue(lambda: like(out["no_mask"], torch.softmax(scores, dim=-2)))
     return out | _mask_clues(out["float_mask"], scores, PAIR_MASK.float())
 
 
@@ -308,12 +308,12 @@ def probe_masked_softmax_empty_rows(ns):
     out["far_blocked"] = caught(lambda: masked_softmax(far.clone(), FAR_MASK))
     out["large_scores"] = caught(lambda: torch.stack([masked_softmax(large.clone(), LARGE_MASK),
                                                       masked_softmax(large.clone())]))
-    out["like_after_softmax"] = like_with_nan(
+    out["like_after_softmax"] = clue(lambda: like_with_nan(
         np.concatenate([out["weights"].ravel(), out["far_blocked"].ravel()]) if out["far_blocked"].dtype.kind == "f"
         else out["far_blocked"],
-        torch.cat([_softmax_then_mask(leaf.detach(), EMPTY_MASK).ravel(), _softmax_then_mask(far, FAR_MASK).ravel()]))
-    out["like_no_max_shift"] = like_with_nan(out["large_scores"], torch.stack(
-        [_softmax_without_max_shift(large, LARGE_MASK), _softmax_without_max_shift(large)]))
+        torch.cat([_softmax_then_mask(leaf.detach(), EMPTY_MASK).ravel(), _softmax_then_mask(far, FAR_MASK).ravel()])))
+    out["like_no_max_shift"] = clue(lambda: like_with_nan(out["large_scores"], torch.stack(
+        [_softmax_without_max_shift(large, LARGE_MASK), _softmax_without_max_shift(large)])))
     try:
         (weights * randn(12, 2, 3, 4)).sum().backward()
     except Exception as error:
@@ -341,11 +341,11 @@ def probe_attention_entropy(ns):
            "zero_row": caught(lambda: entropy(with_zero_row))}
     out["finite"] = np.array(not (out["entropy"].dtype.kind == "f" and bool(np.any(np.isnan(out["entropy"])))))
     xlogy = torch.special.xlogy(weights, weights)
-    out["like_log2"] = like(out["entropy"], trusted_entropy(weights) / math.log(2))
-    out["like_over_queries"] = like(out["entropy"], -xlogy.sum(dim=-2))
-    out["like_normalised"] = like(out["entropy"], trusted_entropy(weights) / math.log(weights.shape[-1]))
-    out["like_negated"] = like(out["entropy"], -trusted_entropy(weights))
-    out["like_keepdim"] = like(out["entropy"], trusted_entropy(weights)[..., None])
+    out["like_log2"] = clue(lambda: like(out["entropy"], trusted_entropy(weights) / math.log(2)))
+    out["like_over_queries"] = clue(lambda: like(out["entropy"], -xlogy.sum(dim=-2)))
+    out["like_normalised"] = clue(lambda: like(out["entropy"], trusted_entropy(weights) / math.log(weights.shape[-1])))
+    out["like_negated"] = clue(lambda: like(out["entropy"], -trusted_entropy(weights)))
+    out["like_keepdim"] = clue(lambda: like(out["entropy"], trusted_entropy(weights)[..., None]))
     return out
 
 
@@ -415,12 +415,12 @@ def probe_dependency_matrix(ns):
     out["dense"] = caught(lambda: dependency(_dense_layer, leaf))
     out["leaf_unchanged"] = np.array(bool(leaf.requires_grad and leaf.grad is None))
     trusted = _trusted_dependency(_causal_layer, x)
-    out["like_transposed"] = like(out["causal"], trusted.T)
+    out["like_transposed"] = clue(lambda: like(out["causal"], trusted.T))
     summed = torch.autograd.functional.jacobian(lambda y: _causal_layer(y).sum(), x).norm(dim=1)  # one per input
-    out["like_sum_gradient"] = like(out["causal"], summed.expand(5, 5)) | like(out["causal"], summed[:, None].expand(5, 5))
-    out["like_squared"] = like(out["causal"], trusted ** 2)
+    out["like_sum_gradient"] = clue(lambda: like(out["causal"], summed.expand(5, 5)) | like(out["causal"], summed[:, None].expand(5, 5)))
+    out["like_squared"] = clue(lambda: like(out["causal"], trusted ** 2))
     jacobian = torch.autograd.functional.jacobian(_causal_layer, x.clone())  # (T, d_out, T, d_in)
-    out["like_row_sums"] = like(out["causal"], jacobian.sum(dim=1).norm(dim=-1))
+    out["like_row_sums"] = clue(lambda: like(out["causal"], jacobian.sum(dim=1).norm(dim=-1)))
     return out
 
 
@@ -545,9 +545,9 @@ def probe_decoder_block(ns):
         out["mask_changes_output"] = ~like(out["masked_output"], out["unmasked_output"])
         out["eval_deterministic"] = like(out["masked_output"], caught(lambda: block(x, mask)), atol=0)
         out["holds_no_more"] = np.array(_held_tensors(block) <= held)
-        out["like_post_norm"] = like(out["masked_output"], caught(lambda: _post_norm(block, x, mask)))
+        out["like_post_norm"] = clue(lambda: like(out["masked_output"], caught(lambda: _post_norm(block, x, mask))))
         for variant in ("ff_ln1", "ff_reads_input", "relu"):
-            out[f"like_{variant}"] = like(out["masked_output"], simulated(lambda: _block_variant(block, x, mask, variant)))
+            out[f"like_{variant}"] = clue(lambda: like(out["masked_output"], simulated(lambda: _block_variant(block, x, mask, variant))))
         with stand_in_dropout(block):
             out["train_output"] = caught(lambda: block(x, mask))
     return out
@@ -654,7 +654,7 @@ def probe_tiny_gpt(ns):
             hidden = blocks[0].last_input
             for block in blocks:
                 hidden = block(hidden, trusted_causal_mask(6))
-            out["like_no_final_norm"] = like(out["logits"], hidden @ model.tok_emb.weight.T)
+            out["like_no_final_norm"] = clue(lambda: like(out["logits"], hidden @ model.tok_emb.weight.T))
     out["short_block_input"] = _first_block_input(ns, IDS[:, :4])
     out |= _on_meta(model, blocks)
     out["defaults"] = caught(lambda: _block_arguments(ns))
@@ -721,7 +721,7 @@ def probe_lm_loss(ns):
         loss = require(ns, "lm_loss")(logits, targets.clone())
     except Exception as error:
         found = error_output(error)
-        return {"loss": found, "like_unflattened": np.array(str(found) == str(unflattened))}
+        return {"loss": found, "like_unflattened": clue(lambda: np.array(str(found) == str(unflattened)))}
     out = {"loss": to_array(loss), "shape": np.array(tuple(getattr(loss, "shape", (-1,))))}
     try:
         loss.backward()
@@ -731,12 +731,12 @@ def probe_lm_loss(ns):
     out["no_gradient"] = np.array(logits.grad is None)
     with torch.no_grad():
         flat_logits, flat_targets = logits.reshape(-1, 7), targets.reshape(-1)
-        out["like_sum"] = like(out["loss"], trusted_lm_loss(logits, targets) * 12)
-        out["like_softmax_first"] = like(out["loss"], trusted_lm_loss(torch.softmax(logits, dim=-1), targets))
-        out["like_ignore_0"] = like(out["loss"], F.cross_entropy(flat_logits, flat_targets, ignore_index=0))
-        out["like_nll_on_logits"] = like(out["loss"], F.nll_loss(flat_logits, flat_targets))
-    out["like_unflattened"] = np.array(str(out["loss"]) == str(unflattened)) if unflattened.dtype.kind in "US" \
-        else like(out["loss"], unflattened)
+        out["like_sum"] = clue(lambda: like(out["loss"], trusted_lm_loss(logits, targets) * 12))
+        out["like_softmax_first"] = clue(lambda: like(out["loss"], trusted_lm_loss(torch.softmax(logits, dim=-1), targets)))
+        out["like_ignore_0"] = clue(lambda: like(out["loss"], F.cross_entropy(flat_logits, flat_targets, ignore_index=0)))
+        out["like_nll_on_logits"] = clue(lambda: like(out["loss"], F.nll_loss(flat_logits, flat_targets)))
+    out["like_unflattened"] = clue(lambda: np.array(str(out["loss"]) == str(unflattened)) if unflattened.dtype.kind in "US" \
+        else like(out["loss"], unflattened))
     return out
 
 
@@ -808,7 +808,7 @@ def probe_train_lm(ns):
     for name, options in (("adam", dict(optimizer="adam")), ("no_zero_grad", dict(zero_grad=False)),
                           ("eval_mode", dict(train_mode=False)), ("same_batch", dict(reseed=True)),
                           ("new_optimizer", dict(new_optimizer=True))):
-        out[f"like_{name}"] = like(out["final_parameters"], _replay(ns, **options))
+        out[f"like_{name}"] = clue(lambda: like(out["final_parameters"], _replay(ns, **options)))
     out["val_like_train"] = like(out["val_loss"], out["train_loss"])
     out["seed_5_like_default"] = like(out["seed_5_parameters"], out["final_parameters"], atol=0)
     out["trained"] = ~like(out["final_parameters"], flat_parameters(_stand_in_lm()), atol=0)
@@ -841,12 +841,12 @@ def probe_next_token_probs(ns):
         pass
     out["logits_unchanged"] = np.array(bool(torch.equal(kept, LOGITS)))
     out["top_3_sums"] = out["hot_top_3"].sum(axis=-1) if out["hot_top_3"].dtype.kind == "f" else out["hot_top_3"]
-    out["like_multiplied"] = like(out["cold"], torch.softmax(LOGITS * 0.5, dim=-1))
-    out["like_unnormalised"] = like(out["hot_top_3"], torch.softmax(LOGITS / 2.0, dim=-1) * (trusted_probs(LOGITS, 2.0, 3) > 0))
-    out["like_k_minus_1"] = like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 2))
-    out["like_k_plus_1"] = like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 4))
-    out["like_other_k"] = np.array(any(bool(like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, k)))
-                                       for k in range(1, LOGITS.shape[-1]) if k != 3))
+    out["like_multiplied"] = clue(lambda: like(out["cold"], torch.softmax(LOGITS * 0.5, dim=-1)))
+    out["like_unnormalised"] = clue(lambda: like(out["hot_top_3"], torch.softmax(LOGITS / 2.0, dim=-1) * (trusted_probs(LOGITS, 2.0, 3) > 0)))
+    out["like_k_minus_1"] = clue(lambda: like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 2)))
+    out["like_k_plus_1"] = clue(lambda: like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, 4)))
+    out["like_other_k"] = clue(lambda: np.array(any(bool(like(out["hot_top_3"], trusted_probs(LOGITS, 2.0, k)))
+                                       for k in range(1, LOGITS.shape[-1]) if k != 3)))
     return out
 
 
@@ -897,10 +897,10 @@ def probe_generate_greedy(ns):
     out["new_only"] = np.array(bool(out["greedy"].shape == (2, 6) and np.array_equal(out["greedy"], right_new_ids)))
     out["other_count"] = np.array(_greedy_of_other_length(out["greedy"], model, prompts, 6))
     with torch.no_grad():
-        out["like_position_0"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, position=0))
-        out["like_first_ids"] = like(out["greedy"], _trusted_greedy(model, prompts, 6, first_ids=True))
-        out["like_short_crop"] = np.array(any(bool(like(out["greedy"], _trusted_greedy(model, prompts, 6, crop=c)))
-                                              for c in range(1, model.block_size)))
+        out["like_position_0"] = clue(lambda: like(out["greedy"], _trusted_greedy(model, prompts, 6, position=0)))
+        out["like_first_ids"] = clue(lambda: like(out["greedy"], _trusted_greedy(model, prompts, 6, first_ids=True)))
+        out["like_short_crop"] = clue(lambda: np.array(any(bool(like(out["greedy"], _trusted_greedy(model, prompts, 6, crop=c)))
+                                              for c in range(1, model.block_size))))
     out["uncropped"] = np.array("crop it to the last block_size" in str(out["greedy"]) + str(out["long_prompt"]))
     return out
 

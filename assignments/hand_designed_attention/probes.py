@@ -28,7 +28,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from course.probe_tools import Namespace, caught, error_output, like, registry, require, to_array
+from course.probe_tools import Namespace, caught, clue, error_output, like, registry, require, to_array
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
 
@@ -225,11 +225,11 @@ def _weight_clues(weights: np.ndarray, design: dict[str, np.ndarray]) -> dict[st
         broadcast = _broadcast_variants(scores)
     return {"scale": caught(lambda: _fitted_scale(weights, raw)),
             "rescaled_softmax": _rescaled_softmax(weights, raw),
-            "like_scores_transposed": _matches(weights, _softmax(scores.T)),
-            "like_softmax_over_queries": _matches(weights, _softmax(scores, axis=0)),
-            "like_weights_transposed": _matches(weights, _softmax(scores).T),
-            "like_causal_mask": _matches(weights, _softmax(causal)),
-            "like_broadcast_row_stat": np.array(any(bool(_matches(weights, variant)) for variant in broadcast))}
+            "like_scores_transposed": clue(lambda: _matches(weights, _softmax(scores.T))),
+            "like_softmax_over_queries": clue(lambda: _matches(weights, _softmax(scores, axis=0))),
+            "like_weights_transposed": clue(lambda: _matches(weights, _softmax(scores).T)),
+            "like_causal_mask": clue(lambda: _matches(weights, _softmax(causal))),
+            "like_broadcast_row_stat": clue(lambda: np.array(any(bool(_matches(weights, variant)) for variant in broadcast)))}
 
 
 def _large_scores(cls) -> dict[str, np.ndarray]:
@@ -281,7 +281,7 @@ def _calls(cls, sizes: dict, design: dict[str, np.ndarray], seed: int) -> dict[s
     again = [caught(lambda: model(second_seq)) for _ in range(REPEATS)]
     stale, _ = _forward(second_seq.double().numpy(), design, keys_from=first_seq.double().numpy())
     return {"first_call": first, "first_call_without_dropout": without_dropout,
-            "like_stale_keys": like(second, stale, atol=1e-4),
+            "like_stale_keys": clue(lambda: like(second, stale, atol=1e-4)),
             "changes_when_repeated": np.array(any(bool(_differ(second, other)) for other in again))}
 
 
@@ -308,8 +308,8 @@ def pytorch_transformer_attention(ns: Namespace) -> dict[str, np.ndarray]:
     found |= _outputs(model, PLAIN_LENGTHS, PLAIN["input_dim"], seed=2)
     found |= _shape_clues(model, design, PLAIN["input_dim"], 2, found["output_1"])
     seq = _sequence(2, 4, PLAIN["input_dim"]).double().numpy()
-    return found | {"like_values_from_queries": like(found["output_4"], _forward(seq, design, values_from="Qm")[0],
-                                                     atol=1e-4)}
+    return found | {"like_values_from_queries": clue(lambda: like(found["output_4"], _forward(seq, design, values_from="Qm")[0],
+                                                     atol=1e-4))}
 
 
 @probe("pytorch_transformer_positions")
@@ -336,13 +336,13 @@ def pytorch_transformer_positions(ns: Namespace) -> dict[str, np.ndarray]:
             seq = _sequence(5, n, WITH_POSITIONS["input_dim"])
             found[f"concat_by_grader_{n}"] = caught(lambda seq=seq, n=n: by_grader(torch.cat([seq, table[:n]], dim=1)))
         seq = _sequence(5, 3, WITH_POSITIONS["input_dim"])
-        found["like_positions_first"] = _matches(
-            found["output_3"], caught(lambda: _load(cls(**without_table), without_pos)(torch.cat([table[:3], seq], 1))))
+        found["like_positions_first"] = clue(lambda: _matches(
+            found["output_3"], caught(lambda: _load(cls(**without_table), without_pos)(torch.cat([table[:3], seq], 1)))))
     except Exception as error:
         found["concat_by_grader_3"] = error_output(error)
     seq = _sequence(5, 3, WITH_POSITIONS["input_dim"]).double().numpy()
-    return found | {"like_values_from_queries": like(found["output_3"], _forward(seq, design, values_from="Qm")[0],
-                                                     atol=1e-4)}
+    return found | {"like_values_from_queries": clue(lambda: like(found["output_3"], _forward(seq, design, values_from="Qm")[0],
+                                                     atol=1e-4))}
 
 
 def _shape_clues(model: nn.Module, design: dict[str, np.ndarray], input_dim: int, seed: int,
@@ -355,7 +355,7 @@ def _shape_clues(model: nn.Module, design: dict[str, np.ndarray], input_dim: int
     except Exception:  # the outputs tell what failed
         is_tuple = False
     squeezed = _forward(seq.double().numpy(), design)[0].squeeze()
-    return {"output_is_tuple": np.array(is_tuple), "like_squeezed": _matches(output_1, squeezed)}
+    return {"output_is_tuple": np.array(is_tuple), "like_squeezed": clue(lambda: _matches(output_1, squeezed))}
 
 
 def _directions(name: str, shape: tuple[int, ...]) -> np.ndarray:

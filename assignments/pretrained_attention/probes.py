@@ -33,7 +33,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import Namespace, StandInDropout, caught, error_output, fill_parameters, generator, like, \
+from course.probe_tools import Namespace, StandInDropout, caught, clue, error_output, fill_parameters, generator, like, \
     pattern_dropout, randn, registry, require, stand_in_dropout, stand_in_registry, to_array
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
@@ -269,14 +269,14 @@ def probe_cosine_similarity(ns):
     except Exception:
         pass
     out["input_unchanged"] = np.array(bool(torch.equal(given, X)))
-    out["like_gram"] = like(out["similarity"], X @ X.T)
-    out["like_distance"] = like(out["similarity"], 1 - trusted_cosine(X))
+    out["like_gram"] = clue(lambda: like(out["similarity"], X @ X.T))
+    out["like_distance"] = clue(lambda: like(out["similarity"], 1 - trusted_cosine(X)))
     columns = X / X.norm(dim=0, keepdim=True)
-    out["like_columns_normalised"] = like(out["similarity"], columns @ columns.T)
+    out["like_columns_normalised"] = clue(lambda: like(out["similarity"], columns @ columns.T))
     unit = X / X.norm(dim=-1, keepdim=True)
-    out["like_columns_compared"] = like(out["similarity"], unit.T @ unit)  # (d, d): the features compared
+    out["like_columns_compared"] = clue(lambda: like(out["similarity"], unit.T @ unit))  # (d, d): the features compared
     squared = X / (X * X).sum(dim=-1, keepdim=True)
-    out["like_squared_norm"] = like(out["similarity"], squared @ squared.T)  # divided by |x|^2, no square root
+    out["like_squared_norm"] = clue(lambda: like(out["similarity"], squared @ squared.T))  # divided by |x|^2, no square root
     return out
 
 
@@ -318,22 +318,22 @@ def probe_input_embeddings(ns):
                              ("default_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias))),
                              ("minilm_eps", dict(layer_norm=lambda x: F.layer_norm(x, x.shape[-1:], LN.weight, LN.bias,
                                                                                    eps=1e-12)))):
-            out[f"like_{name}"] = like(got, trusted_embeddings(model, ids, types, **kwargs))
-        out["like_token_types_ignored"] = like(got, trusted_embeddings(model, ids, torch.zeros_like(types)))
+            out[f"like_{name}"] = clue(lambda: like(got, trusted_embeddings(model, ids, types, **kwargs)))
+        out["like_token_types_ignored"] = clue(lambda: like(got, trusted_embeddings(model, ids, torch.zeros_like(types))))
         parts = model.embeddings  # LayerNorm on the word embeddings only, before positions and types are added
-        out["like_words_normalised_first"] = like(got, LN(parts.word_embeddings(ids)) + parts.position_embeddings(
-            torch.arange(ids.shape[1])) + parts.token_type_embeddings(types))
+        out["like_words_normalised_first"] = clue(lambda: like(got, LN(parts.word_embeddings(ids)) + parts.position_embeddings(
+            torch.arange(ids.shape[1])) + parts.token_type_embeddings(types)))
         trusted = trusted_embeddings(model, ids, types)
         dropped_before = trusted_embeddings(model, ids, types, layer_norm=lambda x: LN(pattern_dropout(x, True)))
         out["training_like_dropout"] = np.array(any(bool(like(out["training_mode"], dropped))
                                                     for dropped in (pattern_dropout(trusted, True), dropped_before)))
-        out["like_fresh_layer_norm"] = np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
+        out["like_fresh_layer_norm"] = clue(lambda: np.array(any(  # a new LayerNorm: no learned scale and shift, either eps
             bool(like(got, trusted_embeddings(model, ids, types, layer_norm=lambda x, eps=eps: F.layer_norm(
-                x, x.shape[-1:], eps=eps)))) for eps in (LN.eps, 1e-5)))
-        out["like_other_layer_norm"] = np.array(any(  # one of the encoder's LayerNorms instead of the embeddings'
+                x, x.shape[-1:], eps=eps)))) for eps in (LN.eps, 1e-5))))
+        out["like_other_layer_norm"] = clue(lambda: np.array(any(  # one of the encoder's LayerNorms instead of the embeddings'
             bool(like(got, trusted_embeddings(model, ids, types, layer_norm=norm)))
-            for norm in model.modules() if isinstance(norm, nn.LayerNorm) and norm is not LN))
-    out["like_notebook_model"] = like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types), trusted)
+            for norm in model.modules() if isinstance(norm, nn.LayerNorm) and norm is not LN)))
+    out["like_notebook_model"] = clue(lambda: like_notebook_model(ns, got, lambda m: trusted_embeddings(m, ids, types), trusted))
     return out
 
 
@@ -367,17 +367,17 @@ def probe_attention_maps(ns):
     again = grader_model(seed=20, training=True)
     torch.manual_seed(21)
     in_training, _ = trusted_maps(again, tokenizer, TEXT)
-    out["like_training_mode"] = like(out["attn"], in_training)
-    out["like_last_layer"] = like(out["attn"], trusted[-1])
-    out["like_batch_kept"] = like(out["attn"], trusted[:, None])
-    out["like_heads_averaged"] = like(out["attn"], trusted.mean(dim=1))
+    out["like_training_mode"] = clue(lambda: like(out["attn"], in_training))
+    out["like_last_layer"] = clue(lambda: like(out["attn"], trusted[-1]))
+    out["like_batch_kept"] = clue(lambda: like(out["attn"], trusted[:, None]))
+    out["like_heads_averaged"] = clue(lambda: like(out["attn"], trusted.mean(dim=1)))
     ids = tokenizer(TEXT)["input_ids"]  # words split on spaces: of the text, or of the text decoded from the ids
     splits = (TEXT.split(), tokenizer.decode(ids).split(), tokenizer.decode(ids, skip_special_tokens=True).split())
     out["tokens_like_split"] = np.array(list(out["tokens"]) in splits)
     out["second_like_first_model"] = like(out["second_model"], trusted)
     out["tokens_without_specials"] = np.array(list(out["tokens"]) == trusted_tokens[1:-1])
-    out["like_notebook_model"] = like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0],
-                                                     trusted)
+    out["like_notebook_model"] = clue(lambda: like_notebook_model(ns, out["attn"], lambda m: trusted_maps(m, tokenizer, TEXT)[0],
+                                                     trusted))
     return out
 
 
@@ -393,9 +393,9 @@ def probe_attention_entropy(ns):
     out = {"entropy": caught(lambda: entropy(given)), "one_map": caught(lambda: entropy(attn[1, 2].clone()))}
     out["input_unchanged"] = np.array(bool(torch.equal(given, attn)))
     out["finite"] = np.array(out["entropy"].dtype.kind != "f" or bool(np.all(np.isfinite(out["entropy"]))))  # NaN?
-    out["like_log2"] = like(out["entropy"], trusted_entropy(attn) / math.log(2))
-    out["like_no_minus"] = like(out["entropy"], -trusted_entropy(attn))
-    out["like_mean_over_keys"] = like(out["entropy"], trusted_entropy(attn) / attn.shape[-1])
+    out["like_log2"] = clue(lambda: like(out["entropy"], trusted_entropy(attn) / math.log(2)))
+    out["like_no_minus"] = clue(lambda: like(out["entropy"], -trusted_entropy(attn)))
+    out["like_mean_over_keys"] = clue(lambda: like(out["entropy"], trusted_entropy(attn) / attn.shape[-1]))
     return out
 
 
@@ -417,9 +417,9 @@ def probe_head_pattern_scores(ns):
     out["cls_like_row_0"] = like(out["cls"], attn[..., 0, :].mean(dim=-1))
     out["previous_over_all_queries"] = like(out["previous"], trusted["previous"] * 5 / 6)
     out["next_over_all_queries"] = like(out["next"], trusted["next"] * 5 / 6)
-    out["like_leading_dims_diagonal"] = np.array(all(  # torch.diagonal's default dims 0 and 1
+    out["like_leading_dims_diagonal"] = clue(lambda: np.array(all(  # torch.diagonal's default dims 0 and 1
         bool(like(out[key], torch.diagonal(attn, offset=offset).mean(dim=-1)))
-        for key, offset in (("previous", -1), ("self", 0), ("next", 1))))
+        for key, offset in (("previous", -1), ("self", 0), ("next", 1)))))
     out["future_like_earlier"] = like(out["future"], torch.tril(attn, diagonal=-1).sum(dim=-1).mean(dim=-1))
     out["future_over_all_entries"] = like(out["future"], torch.triu(attn, diagonal=1).mean(dim=(-2, -1)))
     return out
@@ -450,17 +450,17 @@ def probe_top_heads(ns):
                     and np.array_equal(result, [[int(i) // 6, int(i) % 6] for i in best]))
 
     five, one = out["top_5"], out["top_1"]  # k ignored: the same number of pairs for k = 5 and k = 1, the right ones
-    out["like_k_ignored"] = np.array(five.dtype.kind in "iu" and five.shape == one.shape and top_m(five)
-                                     and top_m(one))
-    out["like_ascending"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
-        out["top_3_of_3_by_7"], [[int(i) // 7, int(i) % 7] for i in torch.argsort(other.flatten())[:3]]))
-    out["like_unravelled_by_layers"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
-        out["top_3_of_3_by_7"], [[int(i) // 3, int(i) % 3] for i in order]))
-    out["like_head_and_layer_swapped"] = np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
-        out["top_3_of_3_by_7"], [[int(i) % 7, int(i) // 7] for i in order]))
+    out["like_k_ignored"] = clue(lambda: np.array(five.dtype.kind in "iu" and five.shape == one.shape and top_m(five)
+                                     and top_m(one)))
+    out["like_ascending"] = clue(lambda: np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
+        out["top_3_of_3_by_7"], [[int(i) // 7, int(i) % 7] for i in torch.argsort(other.flatten())[:3]])))
+    out["like_unravelled_by_layers"] = clue(lambda: np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
+        out["top_3_of_3_by_7"], [[int(i) // 3, int(i) % 3] for i in order])))
+    out["like_head_and_layer_swapped"] = clue(lambda: np.array(out["top_3_of_3_by_7"].shape == (3, 2) and np.array_equal(
+        out["top_3_of_3_by_7"], [[int(i) % 7, int(i) // 7] for i in order])))
     by_index = torch.argsort(grid.flatten(), descending=True)[:5].sort().values  # the top 5, in index order
-    out["like_sorted_by_index"] = np.array(five.shape == (5, 2) and np.array_equal(
-        five, [[int(i) // 6, int(i) % 6] for i in by_index]))
+    out["like_sorted_by_index"] = clue(lambda: np.array(five.shape == (5, 2) and np.array_equal(
+        five, [[int(i) // 6, int(i) % 6] for i in by_index])))
     return out
 
 
@@ -501,25 +501,25 @@ def probe_capture_qkv(ns):
     torch.manual_seed(61)
     in_training = trusted_capture(model.train(), encoded, 1)
     model.eval()
-    out["like_training_mode"] = like(out["key"], in_training["key"])
-    out["like_other_layer"] = np.array(any(bool(like(out["query"], trusted_capture(model, encoded, layer)["query"]))
-                                           for layer in (0, 2)))
+    out["like_training_mode"] = clue(lambda: like(out["key"], in_training["key"]))
+    out["like_other_layer"] = clue(lambda: np.array(any(bool(like(out["query"], trusted_capture(model, encoded, layer)["query"]))
+                                           for layer in (0, 2))))
     out["context_like_block_output"] = like(out["context"], trusted_capture(model, encoded, 1,
                                                                              lambda block: block.attention)["context"])
     trusted = trusted_capture(model, encoded, 1)
-    out["like_notebook_model"] = like_notebook_model(
-        ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"], trusted["query"])
+    out["like_notebook_model"] = clue(lambda: like_notebook_model(
+        ns, out["query"], lambda m: trusted_capture(m, encoded, 1)["query"], trusted["query"]))
     without_types = {key: value for key, value in encoded.items() if key != "token_type_ids"}
-    out["like_without_token_types"] = like(out["query"], trusted_capture(model, without_types, 1)["query"])
+    out["like_without_token_types"] = clue(lambda: like(out["query"], trusted_capture(model, without_types, 1)["query"]))
     out["value_like_query"] = like(out["value"], trusted["query"])
-    out["like_first_sequence"] = np.array(all(bool(like(out[name], trusted[name][0]))
-                                              for name in ("query", "key", "value")))
+    out["like_first_sequence"] = clue(lambda: np.array(all(bool(like(out[name], trusted[name][0]))
+                                              for name in ("query", "key", "value"))))
     try:  # the hooks keep each module's input (the hidden states), not its output
         inputs = trusted_capture(model, encoded, 1, keep_inputs=True)
-        out["like_inputs_kept"] = np.array(all(bool(like(out[name], inputs[name]))
-                                               for name in ("query", "key", "value", "context")))
+        out["like_inputs_kept"] = clue(lambda: np.array(all(bool(like(out[name], inputs[name]))
+                                               for name in ("query", "key", "value", "context"))))
     except Exception:
-        out["like_inputs_kept"] = np.array(False)
+        out["like_inputs_kept"] = clue(lambda: np.array(False))
     return out
 
 
@@ -570,12 +570,12 @@ def probe_recompute_attention(ns):
                           ("no_transpose", dict(transpose=False)), ("mask_reversed", dict(reverse_mask=True)),
                           ("queries_masked", dict(mask_queries=True)),
                           ("mask_after_softmax", dict(mask_after_softmax=True))):
-        out[f"like_{name}"] = like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1])
-    out["like_mask_ignored"] = like(out["weights"], trusted_recompute(q, k, v, 3)[1])
+        out[f"like_{name}"] = clue(lambda: like(out["weights"], trusted_recompute(q, k, v, 3, mask, **mistake)[1]))
+    out["like_mask_ignored"] = clue(lambda: like(out["weights"], trusted_recompute(q, k, v, 3)[1]))
     out["context_like_keys"] = like(out["context"], trusted_recompute(q, k, k, 3, mask)[0])  # weights @ keys
-    out["like_heads_ignored"] = np.array(any(  # one head count, whatever num_heads says (3, then 6)
+    out["like_heads_ignored"] = clue(lambda: np.array(any(  # one head count, whatever num_heads says (3, then 6)
         bool(like(out["weights"], trusted_recompute(q, k, v, heads, mask)[1]))
-        and bool(like(out["six_heads"], trusted_recompute(q, k, v, heads, mask)[0])) for heads in (1, 2, 4, 6, 12)))
+        and bool(like(out["six_heads"], trusted_recompute(q, k, v, heads, mask)[0])) for heads in (1, 2, 4, 6, 12))))
     model, _, encoded, _ = _warmed_up(90)
     with torch.no_grad():
         expected = model(**encoded, output_attentions=True).attentions[1]
@@ -604,13 +604,13 @@ def probe_attention_rollout(ns):
     out = {"residual": caught(lambda: rollout(attn)), "plain": caught(lambda: rollout(attn, residual=False)),
            "cut_rows": caught(lambda: rollout(cut)), "one_layer": caught(lambda: rollout(attn[:1]))}
     out["plain_like_residual"] = like(out["plain"], trusted_rollout(attn))
-    out["like_first_on_left"] = like(out["residual"], trusted_rollout(attn, last_on_left=False))
-    out["like_no_identity"] = like(out["residual"], trusted_rollout(attn, residual=False))
-    out["like_max_over_heads"] = like(out["residual"], trusted_rollout(attn, combine="max"))
+    out["like_first_on_left"] = clue(lambda: like(out["residual"], trusted_rollout(attn, last_on_left=False)))
+    out["like_no_identity"] = clue(lambda: like(out["residual"], trusted_rollout(attn, residual=False)))
+    out["like_max_over_heads"] = clue(lambda: like(out["residual"], trusted_rollout(attn, combine="max")))
     out["cut_like_not_renormalised"] = like(out["cut_rows"], trusted_rollout(cut, renormalise=False))
-    out["like_columns_renormalised"] = like(out["residual"], trusted_rollout(attn, renormalise="columns"))
-    out["like_layers_averaged"] = like(out["residual"], trusted_rollout(attn.transpose(0, 1)))  # a product over heads
-    out["like_first_layer_twice"] = like(out["residual"], trusted_rollout(torch.cat([attn[:1], attn])))
+    out["like_columns_renormalised"] = clue(lambda: like(out["residual"], trusted_rollout(attn, renormalise="columns")))
+    out["like_layers_averaged"] = clue(lambda: like(out["residual"], trusted_rollout(attn.transpose(0, 1))))  # a product over heads
+    out["like_first_layer_twice"] = clue(lambda: like(out["residual"], trusted_rollout(torch.cat([attn[:1], attn]))))
     return out
 
 
@@ -636,7 +636,7 @@ def probe_word_level_attention(ns):
     out["input_unchanged"] = np.array(given == WORD_IDS)
     for name, kwargs in (("keys_averaged", dict(keys="mean")), ("queries_summed", dict(queries="sum")),
                          ("renormalised", dict(renormalise=True))):
-        out[f"like_{name}"] = like(out["words"], trusted_words(attn, WORD_IDS, **kwargs))
-    out["like_last_word_dropped"] = like(out["words"], trusted_words(attn, WORD_IDS[:-2] + [None, None]))
-    out["like_specials_in_word_0"] = like(out["words"], trusted_words(attn, [0 if w is None else w for w in WORD_IDS]))
+        out[f"like_{name}"] = clue(lambda: like(out["words"], trusted_words(attn, WORD_IDS, **kwargs)))
+    out["like_last_word_dropped"] = clue(lambda: like(out["words"], trusted_words(attn, WORD_IDS[:-2] + [None, None])))
+    out["like_specials_in_word_0"] = clue(lambda: like(out["words"], trusted_words(attn, [0 if w is None else w for w in WORD_IDS])))
     return out

@@ -25,9 +25,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from course.probe_tools import (Namespace, StandInDropout, caught, code_fingerprint, error_output, fill_parameters,
-                                flat_parameters, generator, like, randn, registry, replaced, require, stand_in_dropout,
-                                stand_in_registry, to_array)
+from course.probe_tools import (Namespace, StandInDropout, caught, clue, code_fingerprint, error_output,
+                                fill_parameters, flat_parameters, generator, like, randn, registry, replaced, require,
+                                stand_in_dropout, stand_in_registry, to_array)
 
 PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
 
@@ -332,12 +332,12 @@ def probe_tokenize(ns):
         return like(out[name].astype(float), np.array(_trusted_ids(text, n, **mistake), dtype=float))
 
     # Clues: each output as one mistake would make it
-    out["like_cls_after_truncation"] = np.array(bool(like_ids("truncated", cls_after=True)
-                                                     or like_ids("truncated", keep=10**6)))  # or never truncated
-    out["like_one_short"] = like_ids("truncated", keep=TOKENIZE_CASES["truncated"][1] - 1)
-    out["like_uncleaned"] = like_ids("cleaned_first", clean=False)
-    out["like_cleaned_per_word"] = like_ids("joined_by_punctuation", per_word=True)
-    out["like_unknown_as_pad"] = like_ids("unknown_words", unknown=0)
+    out["like_cls_after_truncation"] = clue(lambda: np.array(bool(like_ids("truncated", cls_after=True)
+                                                     or like_ids("truncated", keep=10**6))))  # or never truncated
+    out["like_one_short"] = clue(lambda: like_ids("truncated", keep=TOKENIZE_CASES["truncated"][1] - 1))
+    out["like_uncleaned"] = clue(lambda: like_ids("cleaned_first", clean=False))
+    out["like_cleaned_per_word"] = clue(lambda: like_ids("joined_by_punctuation", per_word=True))
+    out["like_unknown_as_pad"] = clue(lambda: like_ids("unknown_words", unknown=0))
     return out
 
 
@@ -401,9 +401,9 @@ def probe_positional_encoding(ns):
         if d_model == 6:  # the first pair has frequency 1 whatever the exponent: sin(pos), cos(pos)
             out["column_0"], out["column_1"] = out["pe_6"][:, 0], out["pe_6"][:, 1]
             # Clues: the table as one mistake would make it
-            out["like_swapped"] = like(out["pe_6"], _trusted_pe(max_length, d_model, swapped=True))
-            out["like_concatenated"] = like(out["pe_6"], _trusted_pe(max_length, d_model, concatenated=True))
-            out["like_positions_from_1"] = like(out["pe_6"], _trusted_pe(max_length, d_model, first_position=1))
+            out["like_swapped"] = clue(lambda: like(out["pe_6"], _trusted_pe(max_length, d_model, swapped=True)))
+            out["like_concatenated"] = clue(lambda: like(out["pe_6"], _trusted_pe(max_length, d_model, concatenated=True)))
+            out["like_positions_from_1"] = clue(lambda: like(out["pe_6"], _trusted_pe(max_length, d_model, first_position=1)))
         x = randn(2, 2, 4, d_model)
         given = x.clone()
         with torch.no_grad():
@@ -435,15 +435,15 @@ def probe_transformer_embeddings(ns):
         tokens = module.token_embedding(ids)
         out.update({"eval_output": to_array(evaluated), "train_output": to_array(trained)})
         # Clues: the eval-mode output as one mistake would make it
-        out["like_no_positions"] = like(out["eval_output"], tokens)
-        out["like_tokens_twice"] = like(out["eval_output"], tokens + module.pos_encoding(tokens))
+        out["like_no_positions"] = clue(lambda: like(out["eval_output"], tokens))
+        out["like_tokens_twice"] = clue(lambda: like(out["eval_output"], tokens + module.pos_encoding(tokens)))
         # Clue: in training mode, dropout acting once on the eval-mode output, at a rate other than the given 0.3
         # (F.dropout's default 0.5, nn.Dropout's 0.1)
         rates = []
         for rate in (0.5, 0.1):
             torch.manual_seed(3)
             rates.append(bool(like(out["train_output"], F.dropout(evaluated, rate, training=True))))
-        out["like_other_dropout_rate"] = np.array(any(rates))
+        out["like_other_dropout_rate"] = clue(lambda: np.array(any(rates)))
     return out
 
 
@@ -489,9 +489,9 @@ def probe_attention_values(ns):
     scores = Q @ K.transpose(-2, -1)
     out["scale"] = np.array(softmax_scale(out["batched_weights"], to_array(scores)))
     # Clues: the weights are a softmax of the scores times some constant; as one mistake would make them
-    out["like_softmax_of_scores"] = like(out["batched_weights"], _trusted_weights(Q, K, scale=float(out["scale"])))
-    out["like_softmax_over_queries"] = like(out["batched_weights"], _trusted_weights(Q, K, dim=-2))
-    out["like_scaled_after_softmax"] = like(out["batched_weights"], _trusted_weights(Q, K, scale=1.0) / 2)
+    out["like_softmax_of_scores"] = clue(lambda: like(out["batched_weights"], _trusted_weights(Q, K, scale=float(out["scale"]))))
+    out["like_softmax_over_queries"] = clue(lambda: like(out["batched_weights"], _trusted_weights(Q, K, dim=-2)))
+    out["like_scaled_after_softmax"] = clue(lambda: like(out["batched_weights"], _trusted_weights(Q, K, scale=1.0) / 2))
     out["large_scores_finite"] = _large_scores_finite(attention)
     out["error_with_heads"] = np.array("")
     Q, K, V = _qkv(10, 2, 3)
@@ -526,8 +526,8 @@ def probe_attention_mask(ns):
         "padding_output": to_array(output),
     }
     # Clues: the padding weights as one mistake would make them
-    out["like_mask_after_softmax"] = like(to_array(weights), _trusted_weights(Q, K) * padding)
-    out["like_reversed"] = like(to_array(weights), _trusted_weights(Q, K, mask=1 - padding))
+    out["like_mask_after_softmax"] = clue(lambda: like(to_array(weights), _trusted_weights(Q, K) * padding))
+    out["like_reversed"] = clue(lambda: like(to_array(weights), _trusted_weights(Q, K, mask=1 - padding)))
     out["large_scores_finite"] = _large_scores_finite(attention)
     causal_output, _ = _attend(attention, Q, K, V, mask=torch.tril(torch.ones(5, 5)))  # (T_q, T_k) mask
     out["causal_output"] = to_array(causal_output)
@@ -601,16 +601,16 @@ def _mha_clues(module: nn.Module, x: torch.Tensor, out: dict[str, np.ndarray]) -
     heads = {name: t.view(B, T, H, 4).transpose(1, 2) for name, t in projected.items()}
     weights = out["no_mask_weights"]
     pairs = [(q, k) for q in layers for k in layers if (q, k) != ("W_q", "W_k")]  # queries and keys from other layers
-    clues["like_wrong_projection"] = np.array(any(like(weights, _trusted_weights(heads[q], heads[k]))
-                                                  for q, k in pairs))
-    clues["like_view_split"] = like(weights, _trusted_weights(*(projected[n].view(B, H, T, 4) for n in ("W_q", "W_k"))))
+    clues["like_wrong_projection"] = clue(lambda: np.array(any(like(weights, _trusted_weights(heads[q], heads[k]))
+                                                  for q, k in pairs)))
+    clues["like_view_split"] = clue(lambda: like(weights, _trusted_weights(*(projected[n].view(B, H, T, 4) for n in ("W_q", "W_k")))))
     scores = heads["W_q"] @ heads["W_k"].transpose(-2, -1)
     scale = softmax_scale(weights, to_array(scores)) if weights.shape == (B, H, T, T) else 0.5
-    clues["like_other_scale"] = np.array(bool(abs(scale - 0.5) > 1e-3
-                                              and like(weights, torch.softmax(scale * scores, -1))))
+    clues["like_other_scale"] = clue(lambda: np.array(bool(abs(scale - 0.5) > 1e-3
+                                              and like(weights, torch.softmax(scale * scores, -1)))))
     if "identity_projection_output" in out:  # W_o is the identity: the merged heads themselves
         merged = _trusted_weights(heads["W_q"], heads["W_k"]) @ heads["W_v"]  # (B, H, T, d_k)
-        clues["like_merge_without_transpose"] = like(out["identity_projection_output"], merged.reshape(B, T, 12))
+        clues["like_merge_without_transpose"] = clue(lambda: like(out["identity_projection_output"], merged.reshape(B, T, 12)))
     return clues
 
 
@@ -681,13 +681,13 @@ def probe_layer_norm(ns):
     if all(isinstance(t, torch.Tensor) and t.shape == (4,) for t in (gamma, beta)):
         with torch.no_grad():
             gamma, beta = gamma.detach().clone(), beta.detach().clone()
-            out["like_unbiased"] = like(out["default_eps_output"], _trusted_norm(x, gamma, beta, 1e-6, unbiased=True))
-            out["like_eps_outside"] = like(out["large_eps_output"],
-                                           _trusted_norm(x, gamma, beta, 0.5, eps_outside=True))
+            out["like_unbiased"] = clue(lambda: like(out["default_eps_output"], _trusted_norm(x, gamma, beta, 1e-6, unbiased=True)))
+            out["like_eps_outside"] = clue(lambda: like(out["large_eps_output"],
+                                           _trusted_norm(x, gamma, beta, 0.5, eps_outside=True)))
             one, zero = torch.ones(4), torch.zeros(4)
-            out["like_gamma_beta_misuse"] = np.array(any(  # swapped, beta left out, gamma left out, both left out
+            out["like_gamma_beta_misuse"] = clue(lambda: np.array(any(  # swapped, beta left out, gamma left out, both left out
                 like(out["default_eps_output"], _trusted_norm(x, g, b, 1e-6))
-                for g, b in ((beta, gamma), (gamma, zero), (one, beta), (one, zero))))
+                for g, b in ((beta, gamma), (gamma, zero), (one, beta), (one, zero)))))
     leaf = x.clone().requires_grad_(True)  # the backward pass must work too (no in-place op on the input)
     out["backward_error"] = np.array("")
     try:
@@ -722,9 +722,9 @@ def probe_feed_forward(ns):
     if isinstance(linear1, nn.Linear) and isinstance(linear2, nn.Linear):
         with torch.no_grad():
             hidden = linear1(x)
-            out["like_other_activation"] = np.array(any(like(out["eval_output"], linear2(act(hidden)))
-                                                        for act in ACTIVATIONS))
-            out["like_residual"] = like(out["eval_output"], x + linear2(F.relu(hidden)))
+            out["like_other_activation"] = clue(lambda: np.array(any(like(out["eval_output"], linear2(act(hidden)))
+                                                        for act in ACTIVATIONS)))
+            out["like_residual"] = clue(lambda: like(out["eval_output"], x + linear2(F.relu(hidden))))
     return out
 
 
@@ -768,13 +768,13 @@ def probe_transformer_block(ns):
             out[f"{name}_output"], out[f"{name}_weights"] = to_array(output), to_array(weights)
         # Clues: the outputs as one mistake would make them, from the same stand-in parts
         variants = _block_variants(block, x)
-        out["like_weights_on_norm1"] = like(out["no_mask_weights"], block.attention(block.norm1(x))[1])
-        out["like_pre_norm"] = like(out["no_mask_output"], variants["pre_norm"])
-        out["like_residual_missing"] = np.array(any(like(out["no_mask_output"], variants[name])
-                                                    for name in ("no_attention_residual", "no_ffn_residual")))
-        out["like_norms_swapped"] = like(out["no_mask_output"], variants["norms_swapped"])
-        out["like_residual_misplaced"] = np.array(any(like(out["no_mask_output"], variants[name])
-                                                      for name in ("ffn_residual_from_input", "norm_inside_residual")))
+        out["like_weights_on_norm1"] = clue(lambda: like(out["no_mask_weights"], block.attention(block.norm1(x))[1]))
+        out["like_pre_norm"] = clue(lambda: like(out["no_mask_output"], variants["pre_norm"]))
+        out["like_residual_missing"] = clue(lambda: np.array(any(like(out["no_mask_output"], variants[name])
+                                                    for name in ("no_attention_residual", "no_ffn_residual"))))
+        out["like_norms_swapped"] = clue(lambda: like(out["no_mask_output"], variants["norms_swapped"]))
+        out["like_residual_misplaced"] = clue(lambda: np.array(any(like(out["no_mask_output"], variants[name])
+                                                      for name in ("ffn_residual_from_input", "norm_inside_residual"))))
         out["padding_like_no_mask"] = like(out["padding_weights"], out["no_mask_weights"])
         # in training mode, dropout acts on each sublayer's output, before its residual sum
         with stand_in_dropout(_stand_in_block(ns, dropout=0.5)) as dropping:
@@ -867,15 +867,15 @@ def probe_mini_transformer(ns):
         out["block_mask_from_ids"] = np.array(given is not None and given.numel() == mask.numel()
                                               and bool((given.reshape(mask.shape) != 0).all()))
         # Clues: the logits as one mistake would make them, from the same stand-in parts
-        out["like_blocks_without_mask"] = like(out["logits"], _trusted_logits(model, ids, mask))
-        out["like_pooling_over_padding"] = like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given",
-                                                                               pool="all"))
-        out["like_other_pooling"] = np.array(any(
+        out["like_blocks_without_mask"] = clue(lambda: like(out["logits"], _trusted_logits(model, ids, mask)))
+        out["like_pooling_over_padding"] = clue(lambda: like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given",
+                                                                               pool="all")))
+        out["like_other_pooling"] = clue(lambda: np.array(any(
             like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given", pool=pool))
-            for pool in ("first", "sum", "max")))
-        out["like_final_norm_misplaced"] = np.array(any(
+            for pool in ("first", "sum", "max"))))
+        out["like_final_norm_misplaced"] = clue(lambda: np.array(any(
             like(out["logits"], _trusted_logits(model, ids, mask, block_mask="given", final_norm=where))
-            for where in ("pooled", "none")))
+            for where in ("pooled", "none"))))
         model.ln_f = nn.Identity()  # without a final norm, where it goes makes no difference
         out["logits_without_final_norm"] = to_array(model(ids, mask)[0])
         model.transformer_blocks = nn.ModuleList(StandInBlock(seed=300 + i, use_mask=False) for i in range(2))
@@ -1032,17 +1032,17 @@ def probe_train_transformer(ns):
     def like_replay(*names: str) -> bool:
         return any(replays[name] is not None and bool(like(params, replays[name])) for name in names)
 
-    out["like_wrong_optimizer"] = np.array(like_replay(*optimizers) or (unchanged and stepped))  # or never stepped
-    out["like_zero_grad_missing"] = np.array(like_replay("never", "epoch")
-                                             or (unchanged and not stepped))  # or gradients reset before the step
-    out["like_optimizer_recreated"] = np.array(like_replay("recreate"))
-    out["like_no_train_mode"] = np.array(like_replay("no_train"))
-    out["like_loss_on_probabilities"] = np.array(like_replay("probabilities"))
-    out["like_mask_not_passed"] = np.array(like_replay("no_mask"))
-    out["like_percent"] = like(out["train_acc"], 100 * right_history["train_acc"])
-    out["like_accuracy_per_batch"] = np.array(as_right and (bool(like(out["train_acc"], right_history["acc_per_batch"]))
-                                                            or bool(like(out["train_acc"], right_history["acc_batch_keys"]))))
-    out["like_argmax_flattened"] = np.array(as_right and bool(like(out["train_acc"], right_history["acc_flat_argmax"])))
+    out["like_wrong_optimizer"] = clue(lambda: np.array(like_replay(*optimizers) or (unchanged and stepped)))  # or never stepped
+    out["like_zero_grad_missing"] = clue(lambda: np.array(like_replay("never", "epoch")
+                                             or (unchanged and not stepped)))  # or gradients reset before the step
+    out["like_optimizer_recreated"] = clue(lambda: np.array(like_replay("recreate")))
+    out["like_no_train_mode"] = clue(lambda: np.array(like_replay("no_train")))
+    out["like_loss_on_probabilities"] = clue(lambda: np.array(like_replay("probabilities")))
+    out["like_mask_not_passed"] = clue(lambda: np.array(like_replay("no_mask")))
+    out["like_percent"] = clue(lambda: like(out["train_acc"], 100 * right_history["train_acc"]))
+    out["like_accuracy_per_batch"] = clue(lambda: np.array(as_right and (bool(like(out["train_acc"], right_history["acc_per_batch"]))
+                                                            or bool(like(out["train_acc"], right_history["acc_batch_keys"])))))
+    out["like_argmax_flattened"] = clue(lambda: np.array(as_right and bool(like(out["train_acc"], right_history["acc_flat_argmax"]))))
     n = len(out["train_loss"])
     out["params_match_epochs_recorded"] = np.array(as_right if n == 3 else 0 < n <= 6 and bool(
         like(params, flat_parameters(_replay(n, 0.05)[0]))))
@@ -1117,12 +1117,12 @@ def _cross_clues(module: nn.Module, x: torch.Tensor, memory: torch.Tensor, out: 
     q, k = (lambda t: _heads(module.W_q(t))), (lambda t: _heads(module.W_k(t)))
     B = x.size(0)
     return {
-        "like_queries_from_memory": np.array(bool(
+        "like_queries_from_memory": clue(lambda: np.array(bool(
             like(weights, _trusted_weights(q(memory), k(x))) or like(weights, _trusted_weights(q(memory), k(memory)))
-            or like(weights, _trusted_weights(k(x), q(memory))))),
-        "like_self_attention": like(weights, _trusted_weights(q(x), k(x))),
-        "like_view_split": like(weights, _trusted_weights(module.W_q(x).view(B, 3, 3, 4),
-                                                          module.W_k(memory).view(B, 3, 5, 4))),
+            or like(weights, _trusted_weights(k(x), q(memory)))))),
+        "like_self_attention": clue(lambda: like(weights, _trusted_weights(q(x), k(x)))),
+        "like_view_split": clue(lambda: like(weights, _trusted_weights(module.W_q(x).view(B, 3, 3, 4),
+                                                          module.W_k(memory).view(B, 3, 5, 4)))),
     }
 
 
@@ -1220,15 +1220,15 @@ def probe_decoder_block(ns):
         out["other_memory_output"] = to_array(_as_triple(block(x, randn(83, 2, 5, 6), causal, padding),
                                                          "DecoderBlock.forward")[0])
         variants = _decoder_variants(block, x, memory, causal, padding)
-        out["like_cross_first"] = like(out["output"], variants["cross_first"])
-        out["like_cross_on_input"] = like(out["output"], variants["cross_on_input"])
-        out["like_residual_missing"] = np.array(any(like(out["output"], variants[name])
-                                                    for name in ("no_cross_residual", "no_self_residual")))
-        out["like_pre_norm"] = like(out["output"], variants["pre_norm"])
-        out["like_self_mask_lost"] = like(out["self_weights"], block.self_attention(x, None)[1])
+        out["like_cross_first"] = clue(lambda: like(out["output"], variants["cross_first"]))
+        out["like_cross_on_input"] = clue(lambda: like(out["output"], variants["cross_on_input"]))
+        out["like_residual_missing"] = clue(lambda: np.array(any(like(out["output"], variants[name])
+                                                    for name in ("no_cross_residual", "no_self_residual"))))
+        out["like_pre_norm"] = clue(lambda: like(out["output"], variants["pre_norm"]))
+        out["like_self_mask_lost"] = clue(lambda: like(out["self_weights"], block.self_attention(x, None)[1]))
         h = block.norm1(x + block.self_attention(x, causal)[0])
-        out["like_memory_mask_lost"] = like(out["cross_weights"], block.cross_attention(h, memory, None)[1])
-        out["like_memory_ignored"] = like(out["other_memory_output"], out["output"])
+        out["like_memory_mask_lost"] = clue(lambda: like(out["cross_weights"], block.cross_attention(h, memory, None)[1]))
+        out["like_memory_ignored"] = clue(lambda: like(out["other_memory_output"], out["output"]))
         with stand_in_dropout(_stand_in_decoder_block(ns, dropout=0.5)) as dropping:
             out["train_output"] = to_array(_as_triple(dropping(x, memory, causal, padding), "DecoderBlock.forward")[0])
     return out
@@ -1315,8 +1315,8 @@ def probe_encoder_decoder(ns):
             encoded = block(encoded, src_mask[:, None, None, :])[0]
         out["memory_is_encoder_output"] = np.array(all(
             block.memory is not None and like(to_array(block.memory), encoded) for block in (first, last)))
-        out["like_memory_from_embeddings"] = np.array(first.memory is not None
-                                                      and like(to_array(first.memory), model.src_embeddings(src)))
+        out["like_memory_from_embeddings"] = clue(lambda: np.array(first.memory is not None
+                                                      and like(to_array(first.memory), model.src_embeddings(src))))
         more_padding = F.pad(src, (0, 3))
         out["logits_more_padding"] = to_array(model(more_padding, tgt, (more_padding != 0).long())[0])
         changed = tgt.clone()
@@ -1332,7 +1332,7 @@ def probe_encoder_decoder(ns):
             model.src_embeddings, model.tgt_embeddings = source_table, target_table
             mixed.append(like(out["logits"], model(src, tgt, src_mask)[0]))
         model.src_embeddings, model.tgt_embeddings = given
-        out["like_embeddings_mixed"] = np.array(any(mixed))
+        out["like_embeddings_mixed"] = clue(lambda: np.array(any(mixed)))
     out["default_mask_on_input_device"] = _runs_on_meta(_stand_in_seq2seq(ns)[0], src, tgt)
     return out
 

@@ -27,13 +27,14 @@ import nbformat
 
 from course import paths, untrusted
 from course.grading import limits, probe, sandbox
-from course.grading.judge import judge
+from course.grading.judge import judge, judge_checks, read_probe_data
 from course.grading.record import Record, set_status
 from course.probe_runner import SKIPPED, graded_program, load_visible_probes
-from course.verdicts import checks_for
+from course.verdicts import OBSERVATIONS, checks_for
 
 WORK_VARIABLE = "COURSE_GRADING_WORK"  # set only when the course's grader runs nbgrader (course.grading.grade_one)
 RECORD, JUDGED, VERDICTS, SCORES = "record.json", "judged.json", "verdicts.json", "scores.json"
+NOT_NAMED_BY_CLUES = (*OBSERVATIONS, "state-between-calls")  # what a failing check's verdict says without clues
 NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"
 # "bwrap" (default): student code runs in bubblewrap. "none": on a machine or container that cannot run it, without
 # its namespaces; every record says so. Either way it runs as the jail's user, with no privilege
@@ -80,6 +81,18 @@ def judge_kernel_run(work: Path, notebook: nbformat.NotebookNode, probe_seconds:
     record.messages += cell_error_messages(record, notebook_cell_errors(notebook))
     write_verdicts(record, work, judge_step(record, submission, probe_dir))
     write_record(record, work, JUDGED)
+
+
+def failing_checks(assignment: str, probe_dir: Path) -> list[str]:
+    """The checks whose outputs on the probes' first run in the kernel (without clues) are wrong, whose probes run
+    again with their clues; not those that failed for an error, a stub or a second run that differs, which clues do
+    not name; none if the data cannot be read (the judge then says so)."""
+    try:
+        outputs, errors = read_probe_data(probe_dir)
+    except Exception:  # written where student code runs: judge_step reports what is wrong with it
+        return []
+    return [check_id for check_id, check in judge_checks(assignment, outputs, errors).items()
+            if not check["passed"] and check["mistake"] not in NOT_NAMED_BY_CLUES]
 
 
 def write_verdicts(record: Record, work: Path, judged: bool) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -79,16 +80,44 @@ def judge_check(assignment: str, check_id: str, points: int, outputs: dict, erro
             "max_points": points, "message": untrusted.quoted(message, MESSAGE_LIMIT), "mistake": mistake}
 
 
-def read_probe_data(probe_dir: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
-    """(outputs by step id and key, probe error by step id), as the probe step wrote them where student code ran
-    (so read as untrusted files)."""
+def read_outputs(path: Path) -> dict[str, dict[str, np.ndarray]]:
+    """Probe outputs by step id and key, from an .npz file written where student code ran (so read as an untrusted
+    file, bounded in size and in what it unpacks to, holding arrays only)."""
     outputs: dict[str, dict[str, np.ndarray]] = {}
-    with np.load(io.BytesIO(untrusted.read_bytes(probe_dir / "outputs.npz", OUTPUTS_LIMIT)), allow_pickle=False) as data:
+    with np.load(io.BytesIO(untrusted.read_bytes(path, OUTPUTS_LIMIT)), allow_pickle=False) as data:
         if sum(member.file_size for member in data.zip.infolist()) > UNPACKED_LIMIT:  # (zipfile reads no more)
             raise ValueError(f"the probe's outputs unpack to more than {UNPACKED_LIMIT} bytes")
         for name in data.files:
             step_id, key = name.split("/", 1)
             outputs.setdefault(step_id, {})[key] = data[name]
+    return outputs
+
+
+def with_clues(assignment: str, outputs: dict[str, dict[str, np.ndarray]],
+               clues: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, np.ndarray]]:
+    """`outputs` (a first run, without clues), where a check's second run (`clues`, with them) gave the same graded
+    outputs, with that run's outputs instead: the clues name the mistake of the very outputs the check judged. (Code
+    that gives other outputs each time keeps the first run's, without clues.)"""
+    merged = dict(outputs)
+    for check_id, found in clues.items():
+        check, first = checks_for(assignment).get(check_id), outputs.get(check_id)
+        if check is None or first is None:
+            continue
+        graded = [expect.key for expect in check.expects]
+        if all(key in first and key in found and not disagree(first[key], found[key]) for key in graded
+               if key in first or key in found):
+            merged[check_id] = found
+    return merged
+
+
+def read_probe_data(probe_dir: Path, assignment: str | None = None) -> tuple[dict[str, dict[str, np.ndarray]],
+                                                                            dict[str, str]]:
+    """(outputs by step id and key, probe error by step id), as the probes wrote them where student code ran (so
+    read as untrusted files); with `assignment`, the outputs of the checks whose probes ran again for their clues
+    (clues.npz, course.grading.probe.probe_clues) are those of that run (`with_clues`)."""
+    outputs = read_outputs(probe_dir / "outputs.npz")
+    if assignment is not None and os.path.lexists(probe_dir / "clues.npz"):
+        outputs = with_clues(assignment, outputs, read_outputs(probe_dir / "clues.npz"))
     report = json.loads(untrusted.read_text(probe_dir / "probe_report.json", REPORT_LIMIT))
     errors = {str(step_id): untrusted.quoted(error) for step_id, error in report.get("probe_errors", {}).items()}
     return outputs, errors
@@ -172,7 +201,7 @@ def _normalised(text: str) -> str:
 
 def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
     """The judge's plain-data result for one submission (see the module docstring)."""
-    outputs, errors = read_probe_data(probe_dir)
+    outputs, errors = read_probe_data(probe_dir, assignment)
     return {"checks": judge_checks(assignment, outputs, errors),
             "log": log_problems(assignment, submission, of_run(outputs, VISIBLE_PREFIX), of_run(errors, VISIBLE_PREFIX),
                                 of_run(outputs, VISIBLE_AGAIN_PREFIX))}

@@ -36,8 +36,8 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from course import paths
 from course.grading import gradebook, limits
-from course.grading.checking import SCORES, VERDICTS, WORK_VARIABLE, judge_kernel_run, probe_folder
-from course.grading.probe import kernel_request
+from course.grading.checking import SCORES, VERDICTS, WORK_VARIABLE, failing_checks, judge_kernel_run, probe_folder
+from course.grading.probe import clues_request, probes_request
 from course.repair import repair
 
 REFUSAL = ("This course does not autograde inside a notebook kernel: run `make autograde` (each submission is run "
@@ -102,14 +102,23 @@ class ExecuteAndJudge(Execute):
         return result
 
     def run_probes(self, assignment: str, student: str) -> bool:
-        """Whether the probes ran to the end in the kernel, within limits.PROBE_TIMEOUT_S."""
-        code = kernel_request(probe_folder(assignment, student), paths.probes_file(assignment).read_bytes(),
-                              paths.visible_probes_file(assignment).read_bytes())
+        """Whether the probes ran to the end in the kernel, each time within limits.PROBE_TIMEOUT_S: every probe
+        without its clues, then, if some checks fail (`failing_checks`, judged here), those checks' probes again, with
+        their clues, to name the mistakes."""
+        folder, hidden = probe_folder(assignment, student), paths.probes_file(assignment).read_bytes()
+        if not self.in_kernel(probes_request(folder, hidden, paths.visible_probes_file(assignment).read_bytes())):
+            return False
+        failing = failing_checks(assignment, folder)
+        return not failing or self.in_kernel(clues_request(folder, hidden, failing))
+
+    def in_kernel(self, code: str) -> bool:
+        """Whether `code` ran to its end in the kernel within limits.PROBE_TIMEOUT_S (what it prints or displays is
+        not read)."""
         self.timeout = limits.PROBE_TIMEOUT_S  # (the notebook's cells are done: their limits came from timeout_func)
         try:
             reply = self.wait_for_reply(self.kc.execute(code, silent=True, store_history=False, allow_stdin=False))
         except DeadKernelError:
-            reply = None
+            return False
         return reply is not None and reply["content"].get("status") == "ok"
 
 

@@ -26,6 +26,7 @@ The judge reads those files in a process the student's code never ran in.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -40,11 +41,11 @@ import numpy as np
 from course import paths, untrusted
 from course.grading import limits
 from course.grading.sandbox import forbid_fork
-from course.probe_runner import execute_program, graded_program, run_probes
+from course.probe_runner import LEFT_OUT, execute_program, graded_program, leaving_clues_out, run_probes
 from course.reference import to_bytes
 from course.student_files.submission_log import to_numpy
 
-PROGRAM, OUTPUTS, REPORT = "program.json", "outputs.npz", "probe_report.json"
+PROGRAM, OUTPUTS, REPORT, CLUES = "program.json", "outputs.npz", "probe_report.json", "clues.npz"
 VISIBLE = "visible_probes.py"
 HIDDEN_MODULE, VISIBLE_MODULE = "_course_hidden_probes", "_course_visible_probes"
 # Step ids and output keys: every probe runs twice, as code that keeps state between calls gives other outputs
@@ -99,39 +100,73 @@ def probe_folder(folder: Path, hidden_source: bytes, skip: Collection[str] = ())
 
 
 def probe_namespace(ns: dict, folder: Path, hidden_source: bytes, visible_source: bytes, skip: Collection[str] = (),
-                    cell_errors: dict[str, str] | None = None) -> dict:
+                    cell_errors: dict[str, str] | None = None, clues: bool = True) -> dict:
     """Every probe, hidden and visible (made from their sources), run twice on the namespace `ns` of a run of the
     notebook's code; outputs.npz and probe_report.json written in `folder` (with `cell_errors`, that run's errors by
-    cell). Each probe runs under the per-cell time limit, named in progress.txt while it runs."""
+    cell). Each probe runs under the per-cell time limit, named in progress.txt while it runs. Without `clues`, the
+    hidden probes leave their clues out (course.probe_tools.clue): `probe_clues` computes them for the checks that
+    fail."""
     progress = folder / PROGRESS
     options = dict(limit=limits.CELL_TIMEOUT_S, skip=skip, on_start=progress.write_text)
     outputs, probe_errors = {}, {}
     hidden = module_from_source(HIDDEN_MODULE, hidden_source)
-    for module, runs in ((hidden, HIDDEN_RUNS), (module_from_source(VISIBLE_MODULE, visible_source), VISIBLE_RUNS)):
-        found, failed = run_twice(module, ns, runs, **options)
-        outputs.update(found)
-        probe_errors.update(failed)
+    with contextlib.nullcontext() if clues else leaving_clues_out():
+        found, failed = run_twice(hidden, ns, HIDDEN_RUNS, **options)
+    visible = run_twice(module_from_source(VISIBLE_MODULE, visible_source), ns, VISIBLE_RUNS, **options)
+    for found_here, failed_here in ((found, failed), visible):
+        outputs.update(found_here)
+        probe_errors.update(failed_here)
     progress.unlink()
-    outputs, probe_errors = plain_outputs(outputs, probe_errors)
-    arrays = {f"{step_id}/{key}": value for step_id, data in outputs.items() for key, value in data.items()}
-    (folder / OUTPUTS).write_bytes(to_bytes(arrays))
-    report = {"cell_errors": cell_errors or {}, "probe_errors": probe_errors}
-    (folder / REPORT).write_text(json.dumps(report, indent=1))
-    return report
+    arrays, probe_errors = plain_outputs(outputs, probe_errors)
+    write_outputs(folder / OUTPUTS, arrays, probe_errors, folder / REPORT, cell_errors)
+    return {"cell_errors": cell_errors or {}, "probe_errors": probe_errors}
 
 
-def kernel_request(folder: Path, hidden_source: bytes, visible_source: bytes) -> str:
-    """The code that, sent to the kernel that has just run the notebook, runs every probe on the notebook's namespace
-    (`probe_namespace`, its data written in `folder`): with this repository's course package, whatever the notebook's
-    folder holds under that name, and in a namespace of its own, so that no name of the notebook's changes."""
+def probe_clues(ns: dict, folder: Path, hidden_source: bytes, check_ids: Collection[str]) -> None:
+    """The hidden probes of `check_ids` (checks that failed) run once more on `ns`, with their clues, into
+    FOLDER/clues.npz; the judge takes a check's outputs from it where its graded outputs are those of the first run."""
+    progress = folder / PROGRESS
+    hidden = module_from_source(HIDDEN_MODULE, hidden_source)
+    found, failed = run_probes(hidden, ns, only=check_ids, limit=limits.CELL_TIMEOUT_S, on_start=progress.write_text)
+    progress.unlink()
+    outputs, _ = plain_outputs(found, failed)
+    (folder / CLUES).write_bytes(to_bytes({f"{step_id}/{key}": value for step_id, data in outputs.items()
+                                           for key, value in data.items()}))
+
+
+def write_outputs(path: Path, outputs: dict[str, dict[str, np.ndarray]], errors: dict[str, str], report: Path,
+                  cell_errors: dict[str, str] | None) -> None:
+    """outputs.npz (arrays keyed 'step_id/output') and probe_report.json (errors by cell and by probe)."""
+    path.write_bytes(to_bytes({f"{step_id}/{key}": value for step_id, data in outputs.items()
+                               for key, value in data.items()}))
+    report.write_text(json.dumps({"cell_errors": cell_errors or {}, "probe_errors": errors}, indent=1))
+
+
+def kernel_request(folder: Path, call: str) -> str:
+    """The code that, sent to the kernel that has just run the notebook, makes `call` (a call of this module's
+    `probe_namespace` or `probe_clues`, on the notebook's namespace, `notebook`, and `folder`, `folder`): with this
+    repository's course package, whatever the notebook's folder holds under that name, and in a namespace of its own,
+    so that no name of the notebook's changes."""
     boot = ("import sys\n"
             f"sys.path.insert(0, {str(paths.ROOT)!r})\n"
             "for name in [name for name in sys.modules if name == 'course' or name.startswith('course.')]:\n"
             "    del sys.modules[name]\n"
             "from pathlib import Path\n"
-            "from course.grading.probe import probe_namespace\n"
-            f"probe_namespace(notebook, Path({str(folder)!r}), {hidden_source!r}, {visible_source!r})\n")
+            "from course.grading.probe import probe_clues, probe_namespace\n"
+            f"folder = Path({str(folder)!r})\n"
+            f"{call}\n")
     return f"__import__('builtins').exec({boot!r}, {{'notebook': get_ipython().user_ns}})"
+
+
+def probes_request(folder: Path, hidden_source: bytes, visible_source: bytes) -> str:
+    """The kernel's first run of the probes: every one, twice, the hidden ones without their clues."""
+    return kernel_request(folder, f"probe_namespace(notebook, folder, {hidden_source!r}, {visible_source!r}, "
+                                  "clues=False)")
+
+
+def clues_request(folder: Path, hidden_source: bytes, check_ids: list[str]) -> str:
+    """The kernel's second run, of the probes of the checks that failed, with their clues (`probe_clues`)."""
+    return kernel_request(folder, f"probe_clues(notebook, folder, {hidden_source!r}, {check_ids!r})")
 
 
 def plain_outputs(outputs: dict[str, dict], errors: dict[str, str]) -> tuple[dict[str, dict[str, np.ndarray]],
@@ -141,7 +176,7 @@ def plain_outputs(outputs: dict[str, dict], errors: dict[str, str]) -> tuple[dic
     arrays, errors = {}, dict(errors)
     for step_id, data in outputs.items():
         try:
-            values = {key: to_numpy(value) for key, value in data.items()}
+            values = {key: to_numpy(value) for key, value in data.items() if value is not LEFT_OUT}
         except Exception as error:  # e.g. ragged lists; (the probe's own values are plain)
             errors[step_id] = f"TypeError: the piece returned values that are not arrays ({error})"
             continue
