@@ -464,8 +464,11 @@ plt.show()
 #
 # - **one head**: at most 3, the bound above;
 # - **one head plus the residual** $X + AV$: the sum of two rank-3 matrices,
-#   at most 6, and it reaches more than 3 because $A$ mixes the rows in a way
-#   no fixed linear map of $X$ does (the softmax is not linear);
+#   at most 6. It reaches more than 3 because the two terms differ on both
+#   sides: $W_v$ (here a random $32 \times 32$ matrix) maps the rows of $X$
+#   into another 3-dimensional space, and $A$ mixes the tokens, so the columns
+#   differ too. With $W_v = I$ the sum is $(I + A)X$, and with $A = I$ it is
+#   $X(I + W_v)$: rank 3 either way. It takes both;
 # - **four heads side by side**: each head has its own $A_h$, so their outputs
 #   span different spaces; the concatenation has rank at most $4 \times 3$;
 # - **the feed-forward network**: the ReLU acts on each entry, and the rank can
@@ -723,6 +726,11 @@ print("Visible make_examples tests passed.")
 #
 # ## 3.1 The decoder block: pre-norm
 #
+# This is assignment 1's decoder block without its cross-attention: a
+# decoder-only model has no encoder to read, so each block keeps the masked
+# self-attention and the feed-forward network, and nothing else. (GPT papers
+# call it a "transformer block"; we keep assignment 1's name, `DecoderBlock`.)
+#
 # The chapter's equations normalise *before* each sublayer and add the
 # sublayer's output to the un-normalised stream (**pre-norm**):
 #
@@ -830,8 +838,11 @@ print("Visible DecoderBlock tests passed.")
 # `ValueError` if `T > block_size` (there is no position embedding for it).
 # Add the token and position embeddings (positions `0 .. T-1`), build the mask
 # with `causal_mask(T, idx.device)` and give it to **every** block, then apply
-# `ln_f` and the head. Do not scale the embeddings by $\sqrt{d_{model}}$: with
-# a tied head that scale would multiply every logit too.
+# `ln_f` and the head. Do not scale the embeddings by $\sqrt{d_{model}}$ (as
+# the original transformer does): the model adds learned positions of the same
+# small size to them, and a scaled token embedding would drown the positions
+# out. (The scale would not reach the logits: the head reads `tok_emb.weight`
+# itself, after `ln_f` has normalised the hidden state.)
 #
 # The given last line of `__init__` initialises the weights as GPT-2 does
 # (normal with standard deviation 0.02): PyTorch's default `nn.Embedding` init
@@ -1355,10 +1366,13 @@ plt.show()
 # %% answer [markdown] id="reflection-results" points=3
 # ### BEGIN SOLUTION
 # *Model answer.*
-# After 1,000 steps the model's validation loss is 1.88 nats (perplexity 6.5),
-# well below the bigram's 2.50 (perplexity 12.1), the unigram's 3.28 and the
-# uniform 4.16: it uses more than the previous character. On the test text it
-# scores 1.78 against the bigram's 2.48. The samples have
+# After 1,000 steps the model's validation loss is about 1.9 nats (1.88,
+# perplexity 6.5, on one of our runs; a run on another CPU or seed lands a
+# little apart, and always more than 0.4 below the bigram), well below the
+# bigram's 2.50 (perplexity 12.1), the unigram's 3.28 and the uniform 4.16
+# (these three are counts, the same on every machine): it uses more than the
+# previous character. On the test text it is as far below the bigram's 2.48.
+# The samples have
 # the play's layout (speaker names in capitals on their own line, then verse
 # lines), real short words and plausible spelling, but no meaning. Lower
 # temperatures sharpen the distribution: fewer mistakes, more repetition;

@@ -816,7 +816,9 @@ challenge_design = visible_design_test("challenge", attention_by_content_and_pos
 # The given function `train_on_task` uses plain SGD with learning rate 0.3 on
 # the mean squared error between the judged outputs and the targets, one random
 # example per step (a length from 1 to the task's maximum, then random tokens),
-# for 1,500 steps. Everything is seeded, so your numbers are reproducible.
+# for 1,500 steps. Everything is seeded, so running it again on your machine
+# gives the same numbers; another CPU or another version of PyTorch rounds
+# differently and can train to other ones (the comparisons below hold on each).
 #
 # The learned layers have the same sizes for everyone (below), not the sizes
 # of your designs; comparisons that matter work across sizes, as you will see.
@@ -1089,7 +1091,8 @@ plt.show()
 # average only a little better than always answering "repeated" (your runs
 # are in the legend; ours, over the five seeds and on three kinds of CPU
 # kernels, which round differently and so train differently, ranged from 55%
-# to 86%; even single tokens, which always occur once, are sometimes wrong). It is not a question of capacity: your
+# to 86%; even single tokens, which always occur once, are sometimes wrong).
+# It is not a question of capacity: your
 # design *is* a one-layer solution of these sizes. It is a question of what
 # this training finds.
 #
@@ -1189,7 +1192,9 @@ plt.show()
 
 # %% [markdown]
 # **Question 3.** Your design solves the challenge with one layer, yet the
-# trained layers of 3.3 get only 56% to 85% of the signs right. Why? Use the
+# trained layers of 3.3 get far fewer of the signs right (your figures are in
+# the plot's legend; ours ranged from 55% to 86% over five seeds and three
+# kinds of CPU kernels). Why? Use the
 # sign-accuracy plot, what your design needs (the sizes of its scores and the
 # balance between its parts), and what changed when training was slower and
 # longer.
@@ -1206,13 +1211,14 @@ plt.show()
 # pushed up in one sequence and down in the next. Until the parts are in place
 # the signal (does a copy outscore CLS?) barely changes the output, and with
 # one example per step at learning rate 0.3 each step undoes much of the last:
-# the loss stays near 0.7 to 0.8 and accuracy scatters around the 65.5% of
-# "always repeated", differently for every seed, even on single tokens. MSE
-# also asks for exact ±1 values while only the sign is judged. With a smaller
-# learning rate and ten times more steps, three of five starts found exact
-# solutions and two stalled near 90%: the layer can represent the task and
-# gradient descent can find it, but a recipe that suits easy tasks does not
-# suit this one, and success depends on the start.
+# the loss stays high and accuracy scatters around the 65.5% of "always
+# repeated" (a property of the data), differently for every seed, even on
+# single tokens. MSE also asks for exact ±1 values while only the sign is
+# judged. With a smaller learning rate and ten times more steps, some starts
+# find exact solutions and others stall short of them (how many depends on the
+# seed, and on the CPU, which rounds differently): the layer can represent the
+# task and gradient descent can find it, but a recipe that suits easy tasks
+# does not suit this one, and success depends on the start.
 #
 # *Rubric.* Full (4): not capacity (the student's one-layer design solves it
 # with the same sizes) but training: the solution needs several large scores

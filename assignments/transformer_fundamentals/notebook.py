@@ -17,7 +17,7 @@
 # | 5 | `MiniTransformer`, `train_transformer` | 11 |
 # | 6 | `attention_cost`, `feed_forward_cost`, `crossover_length` | 4 |
 # | 7 | `CrossAttention`, `DecoderBlock`, `EncoderDecoder` | 12 |
-# | 8 | five written answers (graded by hand) | 25 |
+# | 8 | six written answers (graded by hand) | 29 |
 #
 # **Learning goals.** After this notebook you can explain and implement word
 # tokenization, token embeddings, sinusoidal positional encoding, scaled
@@ -820,9 +820,13 @@ print("Round trip:", tokenizer.decode(datasets["train"][0]["input_ids"]))
 # (about 19 tokens) but a random batch of 64 almost always holds a long one, so
 # random batches would be mostly padding. We therefore shuffle, sort each group
 # of 20 batches' worth of sentences by length, cut batches from the sorted
-# groups, shuffle the batches, and trim each batch's padding columns. Because
-# your model ignores padding, this changes the speed, not the results: about
-# twice as fast here.
+# groups, shuffle the batches, and trim each batch's padding columns. This
+# makes an epoch about twice as fast here. It also changes which sentences
+# share a batch, so the gradient steps, and the dropout masks drawn for them,
+# are not those of random batches: the trained model and its accuracy come out
+# a little different (not worse). What bucketing cannot change is what the
+# model computes for one sentence: your model ignores padding, so a sentence
+# gets the same output in a narrow batch as in a wide one.
 
 # %% code id="demo-batching"
 def length_bucketed_batches(lengths: torch.Tensor, batch_size: int, generator: torch.Generator) -> list[list[int]]:
@@ -1394,8 +1398,11 @@ print(f"Visible DecoderBlock tests passed. Parameters: {sum(p.numel() for p in b
 # causal mask is what makes this honest: without it, position `t` would read
 # the token it must predict at position `t + 1` of its input. To write, the
 # model starts from `<s>` alone and appends its most likely token, one step at
-# a time, until it writes the end token `</s>` (*greedy decoding*; given
-# below).
+# a time (*greedy decoding*; given below). The given `greedy_decode` always
+# writes `max_new_tokens` tokens, one more than the longest source, so every
+# sequence of a batch is written to the same length; what comes after the
+# first `</s>` it writes is not read (`exactly_right` below checks each
+# sequence up to its end token).
 
 # %% solution id="answer-encoder-decoder"
 class EncoderDecoder(nn.Module):
@@ -1758,6 +1765,43 @@ plt.show()
 # error rates per group on labelled data, and a change that addresses that
 # cause. Partial (2 to 4): a generic "the model may be biased", or a cause
 # without detection or change. None (0): blank, or no harm named.
+# ### END SOLUTION
+
+# %% [markdown]
+# **Question 6.** Part 7's encoder-decoder learned to reverse digit
+# sequences. Describe its cross-attention map in 7.5 and the share printed
+# above the maps, and explain why a model that reverses must attend that way.
+# Then: why must the decoder's self-attention be causal while it is trained
+# (with teacher forcing), when the encoder's is not, and what would greedy
+# decoding write if the decoder had been trained without its causal mask?
+
+# %% answer [markdown] id="reflection-encoder-decoder" points=4
+# ### BEGIN SOLUTION
+# *Model answer.* To write output digit t of a source of length L, the model
+# needs source digit L − 1 − t, and cross-attention is the only way the
+# decoder reads the source, so a trained model puts each output step's weight
+# on that position: the cross-attention map is an anti-diagonal, and the
+# printed share (of output digits whose strongest cross-attention lands on the
+# mirrored position) is high in the last block (my run's figure is my own;
+# blocks and heads can split the work, so one block may show it more clearly
+# than the other). The encoder reads the whole source at once, as a given
+# input, so every source digit may look at every other; only padding is
+# hidden. The decoder is trained with teacher forcing: its input is the whole
+# target shifted right, and every position predicts its next token at once.
+# Without the causal mask, position t could read position t + 1 of its input,
+# which is exactly the token it must predict, so training would teach it to
+# copy that token and the loss would fall to nearly zero without learning to
+# reverse. When writing, that token does not exist yet: greedy decoding feeds
+# only what has been written so far, so the model would find nothing to copy
+# and write digits unrelated to the source (or repeat what it just wrote).
+#
+# *Rubric.* Full (4): the anti-diagonal and why (output t needs source
+# position L − 1 − t, read only through cross-attention), with the map or the
+# share; the encoder sees its whole given input; without the causal mask,
+# teacher forcing lets position t read the token it must predict, so training
+# learns to copy, which fails at writing time when that token is not there.
+# Partial (1 to 3): the map without the reason, or the mask without what goes
+# wrong when writing. None (0): blank.
 # ### END SOLUTION
 
 # %% [markdown]

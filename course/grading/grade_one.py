@@ -3,10 +3,11 @@
     python -m course.grading.grade_one ASSIGNMENT STUDENT
 
 0. validate (a folder of plain files, no links, a readable notebook of the
-   right name and size) and note the structure repairs nbgrader's run will
-   make (course.repair);
-1. nbgrader autograde: the whole notebook in a sandboxed kernel that sees a
-   scratch copy of the submission and nothing of the course but its machinery;
+   right name and size);
+1. nbgrader autograde: the notebook's structure repaired (course.repair: what
+   was mended is told to the student), the whole notebook in a sandboxed
+   kernel that sees a scratch copy of the submission and nothing of the course
+   but its machinery;
    then, in the same kernel, the probes (the student's code runs once); then,
    in nbgrader's process, where no student code runs, the judge on the probes'
    data (course.grading.checking); each test cell then shows the judge's
@@ -40,7 +41,6 @@ from course.grading.checking import (JUDGED, RECORD, SANDBOX, SCORES, VERDICTS, 
                                      probe_apart_and_judge, probe_folder, read_record)
 from course.grading.checking import write_record as write_work_record
 from course.grading.record import REGRADED_ALONE, Record, new_record, set_status, submission_entries, write_record
-from course.repair import repair
 
 
 def nbgrader_command(*args: str, then: tuple[str, ...] = ()) -> list[str]:
@@ -96,11 +96,6 @@ def grade_one(assignment: str, student: str) -> Record:
     if invalid:
         return invalid
     record = new_record(assignment, student, folder)
-    repair_notes = repair(nbformat.read(folder / f"{assignment}.ipynb", as_version=4),
-                          nbformat.read(paths.release_dir(assignment) / f"{assignment}.ipynb", as_version=4))
-    if repair_notes:
-        record.flags.append("cells-restored")
-        record.messages += repair_notes
     if SANDBOX == "none":
         record.flags.append("not-sandboxed")
         sandbox.seal_course()
@@ -146,10 +141,10 @@ def autograde_step(record: Record, work: Path) -> Record:
     for folder in (scratch, sandbox.home_beside(scratch), probe_dir):
         sandbox.reclaim(folder)
     shutil.rmtree(sockets, ignore_errors=True)
-    judged = (work / JUDGED).exists()
-    if judged:
+    if (work / JUDGED).exists():
         record = read_record(work, JUDGED)
     else:  # nbgrader stopped before the judge: the probes apart (they may die where the notebook did), then the judge
+        record = read_record(work, RECORD)  # (with what nbgrader's structure repair told, if it got that far)
         probe_apart_and_judge(record, work)
     record.seconds["nbgrader"] = seconds
     if code is None:

@@ -36,7 +36,8 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from course import paths
 from course.grading import gradebook, limits
-from course.grading.checking import SCORES, VERDICTS, WORK_VARIABLE, failing_checks, judge_kernel_run, probe_folder
+from course.grading.checking import (RECORD, SCORES, VERDICTS, WORK_VARIABLE, failing_checks, judge_kernel_run,
+                                     probe_folder, read_record, write_record)
 from course.grading.probe import clues_request, probes_request
 from course.repair import repair
 
@@ -54,13 +55,18 @@ class CourseGraderOnly(NotebookExporter):
 
 
 class RepairStructure(NbGraderPreprocessor):
-    """Mend stripped or duplicated nbgrader metadata (see course.repair)."""
+    """Mend stripped or duplicated nbgrader metadata (see course.repair); what was mended is told to the student, in
+    the grading's record (course.grading.checking.RECORD)."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
         info = resources["nbgrader"]
         release = paths.release_dir(info["assignment"]) / f"{info['notebook']}.ipynb"
-        for note in repair(nb, nbformat.read(release, as_version=4)):
-            self.log.warning("%s: %s", info["student"], note)
+        notes = repair(nb, nbformat.read(release, as_version=4))
+        if notes:
+            record = read_record(work_folder(), RECORD)
+            record.flags.append("cells-restored")
+            record.messages += notes
+            write_record(record, work_folder(), RECORD)
         return nb, resources
 
 

@@ -31,14 +31,15 @@ def solution() -> dict:
     return solution_namespace(ASSIGNMENT)
 
 
-def test_points_add_up_to_sixty_six_autograded_and_twenty_five_by_hand():
+def test_points_add_up_to_sixty_six_autograded_and_twenty_nine_by_hand():
     auto, manual = points_of(ASSIGNMENT)
-    assert (sum(auto.values()), sum(manual.values())) == (66, 25)
+    assert (sum(auto.values()), sum(manual.values())) == (66, 29)
 
 
-def test_fifteen_answer_cells_of_code_and_five_written_answers_at_most():
+def test_fifteen_answer_cells_of_code_and_six_written_answers_one_on_part_7():
     assert len([c for c in grade_cells(SOURCE_NB, solution=True) if c.cell_type == "code"]) == 15
-    assert len([c for c in grade_cells(SOURCE_NB, solution=True) if c.cell_type == "markdown"]) == 5
+    written = [c for c in grade_cells(SOURCE_NB, solution=True) if c.cell_type == "markdown"]
+    assert len(written) == 6 and "Part 7" in SOURCE_NB.cells[SOURCE_NB.cells.index(written[-1]) - 1].source
 
 
 def test_only_the_training_cells_get_the_long_time_limit():
