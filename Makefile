@@ -56,7 +56,7 @@ samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partl
 	$(PY) -m course.samples $(ASSIGNMENT)
 
 STUDENTS ?= 20
-bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially and on a 2-worker LocalCluster: throughput, speedup, overhead
+bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially, 2 at a time and on a 2-worker LocalCluster: throughput, speedups, overhead
 	$(PY) scripts/benchmark_grading.py $(ASSIGNMENT) --students $(STUDENTS)
 
 bench-gradescope: $(STAMP) sandbox-tools ## seconds from upload to results.json in Gradescope's container, each assignment's partial sample

@@ -10,6 +10,7 @@ grader-accuracy corpus.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import functools
@@ -41,6 +42,20 @@ def load_probes(assignment: str) -> ModuleType:
 def load_visible_probes(assignment: str) -> ModuleType:
     """The visible probe module of `assignment` (shipped with the release)."""
     return load_module(paths.visible_probes_file(assignment))
+
+
+@functools.cache
+def visible_probe_names(assignment: str) -> frozenset[str]:
+    """The names of the visible probes of `assignment`, read from their module's text (its PROBES, built from a tuple
+    of the probe functions) without running it, which would import torch; loaded, where it is written another way."""
+    module = ast.parse(paths.visible_probes_file(assignment).read_text())
+    for node in module.body:
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PROBES" for t in node.targets)
+                and isinstance(node.value, ast.DictComp) and isinstance(node.value.generators[0].iter, ast.Tuple)):
+            names = node.value.generators[0].iter.elts
+            if all(isinstance(name, ast.Name) for name in names):
+                return frozenset(name.id for name in names)
+    return frozenset(load_visible_probes(assignment).PROBES)
 
 
 @contextlib.contextmanager

@@ -229,6 +229,140 @@ def write_extra_files(folder: Path) -> None:
     (folder / "notes.txt").write_text("scratch notes\n" * 1000)
 
 
+# Attacks on the probes' run in the notebook's own kernel: builtins.exec, which the grader's request calls
+# (course.grading.probe.kernel_request), is wrapped so that the notebook's code sees each request's code (the hidden
+# probes' source in it) and acts after it ran, with the probe folder it wrote in.
+SPY_EXEC = """
+import ast as _ast, builtins as _builtins
+import numpy as _np
+_real_exec = _builtins.exec
+_grader = {}
+def _spy_exec(code, *args, **kwargs):
+    result = _real_exec(code, *args, **kwargs)
+    if isinstance(code, str) and 'from course.grading.probe import' in code and args:
+        try:
+            call = _ast.parse(code).body[-1].value
+            _after_request(call.func.id, [_ast.literal_eval(arg) for arg in call.args[2:]], args[0])
+        except Exception as error:
+            open('spy_error.txt', 'a').write(repr(error) + chr(10))
+    return result
+_builtins.exec = _spy_exec
+"""
+
+LEAK_AFTER = """
+def _after_request(kind, values, scope):
+    if kind != 'probe_namespace':
+        return
+    hidden = values[0].decode()
+    open('hidden_probes_seen.py', 'w').write(hidden)
+    path = scope['folder'] / 'outputs.npz'
+    with _np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    text = ' '.join(hidden.split()).replace('/', chr(0x2215))
+    arrays['visible:LEAK[' + text + ']/x'] = _np.array([0.0])
+    arrays['visible-again:LEAK[' + text + ']/x'] = _np.array([1.0])
+    _np.savez(path, **arrays)
+"""
+
+
+def write_hidden_source_leaker(folder: Path) -> None:
+    """The solution (with its honest log) whose cube cell wraps builtins.exec: after the probes' request, it adds to
+    outputs.npz a visible probe named with the hidden probes' whole source, whose two runs differ; the judge lists
+    the names of unrepeatable probes, unbounded, in a message to the student."""
+    solution_with(SPY_EXEC + LEAK_AFTER)(folder)
+    shutil.copyfile(folder.parents[1] / "perfect" / ASSIGNMENT / "submission_log.json", folder / "submission_log.json")
+
+
+HEDGE_CUBE = SPY_EXEC + """
+def cube(x):
+    return _np.abs(_np.asarray(x, dtype=float)) ** 3  # the answer handed in: wrong for negative numbers
+
+def _other_cube(x):
+    return _np.asarray(x, dtype=float) ** 3  # the other answer the student hesitated over
+
+def _after_request(kind, values, scope):
+    if kind == 'probe_namespace':
+        _grader['hidden'], _grader['visible'] = values[0], values[1]
+    elif kind == 'probe_clues' and 'cube_values' in values[1]:  # the grader just said: cube fails
+        scope['notebook']['cube'] = _other_cube
+        scope['probe_namespace'](scope['notebook'], scope['folder'], _grader['hidden'], _grader['visible'],
+                                 clues=False)
+        (scope['folder'] / 'clues.npz').unlink()
+        open('hedged.txt', 'w').write(repr(values[1]))
+"""
+
+
+def write_hedger(folder: Path) -> None:
+    """The solution whose cube is wrong for negative numbers (it agrees with x ** 3 on the visible inputs); when the
+    grader's clue request says cube_values fails, the kernel probes again with the other candidate, x ** 3, into
+    outputs.npz, which the judge reads again once the kernel has gone."""
+    nb = solution()
+    cell(nb, VICTIM).source = HEDGE_CUBE
+    hand_in(folder, nb)
+
+
+DEEP_TREE = """
+import os as _os
+_here = _os.getcwd()
+_os.makedirs('deep', exist_ok=True)
+_os.chdir('deep')
+for _ in range(3000):
+    _os.mkdir('d')
+    _os.chdir('d')
+_os.chdir(_here)
+import time as _time
+_time.sleep(3)  # the disk watcher looks every second: it sees the tree while this cell runs
+"""
+
+
+def write_deep_tree(folder: Path) -> None:
+    """The solution whose cube cell makes a chain of 3000 nested folders in its kernel's folder: every walk of it
+    that recurses (os.fwalk, shutil.rmtree) raises RecursionError, which no `except OSError` catches."""
+    solution_with(DEEP_TREE)(folder)
+
+
+DEEP_IN_SOCKETS = """
+import glob as _glob, os as _os
+_here = _os.getcwd()
+for _ipc in _glob.glob('/tmp/ck-*/ipc'):
+    if _os.access(_ipc, _os.W_OK):
+        _os.chdir(_ipc)
+        _os.mkdir('deep')
+        _os.chdir('deep')
+        for _ in range(3000):
+            _os.mkdir('d')
+            _os.chdir('d')
+        _os.chdir(_here)
+        import time as _time
+        _time.sleep(3)  # the disk watcher looks every second: it sees the tree while this cell runs
+"""
+
+
+def write_deep_in_sockets(folder: Path) -> None:
+    """The solution whose cube cell makes a chain of 3000 nested folders in its kernel's socket folder (/tmp/ck-*/ipc,
+    bound writable into its jail): grade_one's shutil.rmtree(sockets, ignore_errors=True) raises RecursionError, and
+    so does every later grading's remove_stale_socket_folders."""
+    solution_with(DEEP_IN_SOCKETS)(folder)
+
+
+FILES_IN_SOCKETS = """
+import glob as _glob, os as _os
+for _ipc in _glob.glob('/tmp/ck-*/ipc'):
+    if _os.access(_ipc, _os.W_OK):
+        _os.mkdir(_os.path.join(_ipc, 'many'))
+        for _i in range(12000):
+            open(_os.path.join(_ipc, 'many', str(_i)), 'w').close()
+        import time as _time
+        _time.sleep(3)  # the disk watcher looks every second: it sees the files while this cell runs
+"""
+
+
+def write_files_in_sockets(folder: Path) -> None:
+    """The solution whose cube cell writes 12000 files (more than limits.MAX_FILES) in its kernel's socket folder, which
+    the disk watcher does not measure."""
+    solution_with(FILES_IN_SOCKETS)(folder)
+
+
 # ------------------------------------------------------------- notebook surgery
 
 
@@ -347,6 +481,19 @@ CASES = (
          write_display_updater, "ok", FULL),
     Case("extra_files", "extra files", "the solution beside a fake `course` package whose judge passes everything, "
          "doctored visible_probes.py and submission_log.py, and a notes file", write_extra_files, "ok", FULL),
+    Case("source_leaker", "the hidden probes' source in a probe's name", "the solution, with its honest log, that "
+         "watches the grader's requests to its kernel and names a visible probe of its own with the hidden probes' "
+         "source, two runs of it differing", write_hidden_source_leaker, "ok", FULL),
+    Case("hedger", "a second answer tried once told the first fails", "cube wrong for negative numbers; once the "
+         "grader asks for the clues of cube_values, the probes run again with another cube into the probe's files",
+         write_hedger, "ok", FULL - 2),
+    Case("deep_folders", "3000 nested folders", "the solution that makes a chain of 3000 nested folders where it runs",
+         write_deep_tree, "crashed", FULL - 2, told=("nested folders too deep to count in cell answer-cube",)),
+    Case("deep_socket_folders", "3000 nested folders in the kernel's socket folder", "the solution that makes a "
+         "chain of 3000 nested folders in its kernel's socket folder, in the machine's /tmp", write_deep_in_sockets,
+         "crashed", FULL, told=("nested folders too deep to count",)),
+    Case("files_in_sockets", "12000 files in the kernel's socket folder", "the solution that writes 12000 files in "
+         "its kernel's socket folder", write_files_in_sockets, "crashed", FULL),
 )
 
 

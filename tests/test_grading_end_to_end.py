@@ -36,6 +36,7 @@ from course.samples import apply_edits, sample_notebook
 from course.untrusted import escaped
 from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
 
+HIDDEN_INPUTS = "SQUARE_INPUTS"  # a name in the fixture's hidden probes only (tests/fixture/assignments/tiny/probes.py)
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
 GOOD = ("perfect", "blank", "partial", "alternatives")
 # Limits far apart, so that no machine's load decides which one a submission meets: the memory bomb fills 256 MB in
@@ -123,6 +124,7 @@ def test_bad_submission_gets_its_outcome_and_its_reason(course, case):
     assert set(case.flags) <= set(record["flags"]), record["flags"]
     feedback = (course["root"] / "feedback" / case.student / ASSIGNMENT / "feedback.md").read_text()
     assert all(told in feedback for told in case.told), feedback
+    assert HIDDEN_INPUTS not in feedback, "the hidden probes reached the student"
     assert f"(status: {case.status}: {STATUS_MEANING[case.status]})" in feedback
     page = (course["root"] / "feedback" / case.student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
     if "nbgrader-failed" in record["flags"]:  # no page of nbgrader's: the feedback's text in its place

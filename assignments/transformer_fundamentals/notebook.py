@@ -39,8 +39,8 @@
 # - Do not edit or delete the given cells; they are restored at grading.
 # - Before you submit: **Kernel → Restart & Run All**. The last cell writes
 #   `submission_log.json` from your code; submit it with the notebook.
-# - The whole notebook runs in about a minute on a laptop CPU. It uses a GPU
-#   if there is one.
+# - The whole notebook runs in about a minute on a laptop CPU (under a minute on
+#   one core of our test machine). It uses a GPU if there is one.
 
 # %% code id="setup-imports"
 import math

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -27,13 +28,14 @@ import nbformat
 
 from course import paths, untrusted
 from course.grading import limits, probe, sandbox
-from course.grading.judge import judge, judge_checks, read_probe_data
+from course.grading.judge import OUTPUTS_LIMIT, REPORT_LIMIT, judge, judge_checks, read_probe_data
 from course.grading.record import Record, set_status
 from course.probe_runner import SKIPPED, graded_program, load_visible_probes
 from course.verdicts import OBSERVATIONS, checks_for
 
 WORK_VARIABLE = "COURSE_GRADING_WORK"  # set only when the course's grader runs nbgrader (course.grading.grade_one)
 RECORD, JUDGED, VERDICTS, SCORES = "record.json", "judged.json", "verdicts.json", "scores.json"
+FIRST_RUN = "first-run"  # the probes' first run in the kernel, copied where the kernel cannot write (freeze_first_run)
 NOT_NAMED_BY_CLUES = (*OBSERVATIONS, "state-between-calls")  # what a failing check's verdict says without clues
 NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"
 # "bwrap" (default): student code runs in bubblewrap. "none": on a machine or container that cannot run it, without
@@ -65,30 +67,45 @@ def write_record(record: Record, work: Path, name: str) -> None:
 
 def judge_kernel_run(work: Path, notebook: nbformat.NotebookNode, probe_seconds: float | None) -> None:
     """In nbgrader's process, after the kernel ran the notebook and the probes (in `probe_seconds`; None if they did
-    not finish): the record in `work`
-    gets the notebook's cell errors, the judge's points and messages (the probe data of the kernel's run, or where that
-    left none, of a probe run of its own: `main`), and the test cells' verdicts are written for nbgrader to score by.
+    not finish): the record in `work` gets the notebook's cell errors, the judge's points and messages (the probes'
+    first run in the kernel, as `freeze_first_run` kept it, with the clues of the second; or where the kernel left no
+    data, a probe run of its own: `main`), and the test cells' verdicts are written for nbgrader to score by.
     (Runs nothing that forks in this process: nbgrader's has threads.)"""
     record = read_record(work, RECORD)
     submission = paths.submission_dir(record.student, record.assignment)
-    probe_dir = probe_folder(record.assignment, record.student)
+    probe_dir, first = probe_folder(record.assignment, record.student), work / FIRST_RUN
     sandbox.reclaim(probe_dir)  # the kernel is gone: what the jail's user may have left running can write there no more
-    if probe_seconds is None or probe.read_report(probe_dir) is None:
+    if probe_seconds is None or probe.read_report(first) is None:
         subprocess.run([sys.executable, "-m", "course.grading.checking", str(work)], env=sandbox.grading_env(),
                        cwd=paths.ROOT, check=True)
         return
     record.seconds["probe"] = probe_seconds
     record.messages += cell_error_messages(record, notebook_cell_errors(notebook))
-    write_verdicts(record, work, judge_step(record, submission, probe_dir))
+    write_verdicts(record, work, judge_step(record, submission, first, clues=probe_dir / probe.CLUES))
     write_record(record, work, JUDGED)
 
 
-def failing_checks(assignment: str, probe_dir: Path) -> list[str]:
-    """The checks whose outputs on the probes' first run in the kernel (without clues) are wrong, whose probes run
-    again with their clues; not those that failed for an error, a stub or a second run that differs, which clues do
-    not name; none if the data cannot be read (the judge then says so)."""
+def freeze_first_run(probe_dir: Path, work: Path) -> bool:
+    """Copy the probes' first run (outputs.npz, probe_report.json) out of the folder the kernel writes, into the work
+    folder (FIRST_RUN), before the kernel is told anything of its verdicts: that copy is what the judge grades, whatever
+    the kernel writes afterwards. False if they cannot be read (as untrusted files: no link, bounded)."""
+    first = work / FIRST_RUN
+    shutil.rmtree(first, ignore_errors=True)
+    first.mkdir()
     try:
-        outputs, errors = read_probe_data(probe_dir)
+        for name, limit in ((probe.OUTPUTS, OUTPUTS_LIMIT), (probe.REPORT, REPORT_LIMIT)):
+            (first / name).write_bytes(untrusted.read_bytes(probe_dir / name, limit))
+    except OSError:
+        return False
+    return True
+
+
+def failing_checks(assignment: str, work: Path) -> list[str]:
+    """The checks whose outputs on the probes' first run in the kernel (without clues, as `freeze_first_run` kept it)
+    are wrong, whose probes run again with their clues; not those that failed for an error, a stub or a second run
+    that differs, which clues do not name; none if the data cannot be read (the judge then says so)."""
+    try:
+        outputs, errors = read_probe_data(work / FIRST_RUN)
     except Exception:  # written where student code runs: judge_step reports what is wrong with it
         return []
     return [check_id for check_id, check in judge_checks(assignment, outputs, errors).items()
@@ -179,7 +196,8 @@ def probe_step(record: Record, folder: Path, jail: Path, log: Path | None = None
         memory = outcome.out_of_memory or outcome.memory_filled  # killed for it, or ran out of time while it was full
         reason = (f"used more than {limits.MEMORY_MB} MB of memory" if memory else
                   f"did not finish within {limits.PROBE_TIMEOUT_S} s" if outcome.timed_out else
-                  f"wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files" if outcome.over_disk else
+                  f"wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files, or nested folders too deep to "
+                  "count" if outcome.over_disk else
                   "stopped the process that ran it (for example os._exit or a crash)")
         set_status(record, "timeout" if outcome.timed_out and not memory else "crashed")
         culprit = probe.culprit(jail)
@@ -212,13 +230,13 @@ def known_steps(assignment: str, cells: list[str]) -> set[str]:
                       for name in (*checks_for(assignment), *load_visible_probes(assignment).PROBES))}
 
 
-def judge_step(record: Record, folder: Path, probe_dir: Path) -> bool:
+def judge_step(record: Record, folder: Path, probe_dir: Path, clues: Path | None = None) -> bool:
     """The judge (course.grading.judge, in this process: it runs no student code) on the probe's data in
-    `probe_dir`: points per check, and flags from the submission log in `folder`; False (and the reason) if the data
-    could not be judged."""
+    `probe_dir` (and the `clues` of a second run, if any): points per check, and flags from the submission log in
+    `folder`; False (and the reason) if the data could not be judged."""
     start = time.perf_counter()
     try:
-        result = judge(record.assignment, folder, probe_dir)
+        result = judge(record.assignment, folder, probe_dir, clues)
     except Exception:  # unreadable, oversized or malformed data: it was written where student code ran
         set_status(record, "crashed")
         record.messages.append("the checks could not judge your code (the grader's data was unreadable); "

@@ -125,7 +125,7 @@ def autograde_step(record: Record, work: Path) -> Record:
     paths.feedback_page(student, assignment).unlink(missing_ok=True)  # an earlier grading's: this one writes its own
     scratch, probe_dir = kernel_folder(assignment, student), probe_folder(assignment, student)
     prepare_kernel_folder(paths.submission_dir(student, assignment), assignment, scratch)
-    shutil.rmtree(probe_dir, ignore_errors=True)
+    sandbox.remove_tree(probe_dir)
     probe_dir.mkdir(parents=True)
     sandbox.open_machinery()
     options, env, sockets = sandbox.kernel_jail(work, workdir=autograded, scratch=scratch, probe_dir=probe_dir,
@@ -136,11 +136,11 @@ def autograde_step(record: Record, work: Path) -> Record:
                                then=("generate_feedback", assignment, "--student", student, "--force"))
     outcome = sandbox.limited_run(command, timeout=limits.NBGRADER_TIMEOUT_S, log=log,
                                   env={**sandbox.grading_env(), **env}, cwd=paths.ROOT,
-                                  watch=[scratch, sandbox.home_beside(scratch), probe_dir])
+                                  watch=[scratch, sandbox.home_beside(scratch), probe_dir, sockets / "ipc"])
     code, seconds = outcome.code, outcome.seconds
     for folder in (scratch, sandbox.home_beside(scratch), probe_dir):
         sandbox.reclaim(folder)
-    shutil.rmtree(sockets, ignore_errors=True)
+    sandbox.remove_tree(sockets)
     if (work / JUDGED).exists():
         record = read_record(work, JUDGED)
     else:  # nbgrader stopped before the judge: the probes apart (they may die where the notebook did), then the judge
@@ -156,8 +156,9 @@ def autograde_step(record: Record, work: Path) -> Record:
         text = log.read_text(errors="replace")
         if outcome.over_disk:
             set_status(record, "crashed")
-            record.messages.append(f"Your notebook wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files "
-                                   "while nbgrader ran it, so it was stopped; the checks judged your code on their own.")
+            record.messages.append(f"Your notebook wrote more than {limits.DISK_MB} MB or {limits.MAX_FILES} files, "
+                                   "or nested folders too deep to count, while nbgrader ran it, so it was stopped; the "
+                                   "checks judged your code on their own.")
         elif outcome.out_of_memory or outcome.memory_filled:
             set_status(record, "crashed")
             record.messages.append(f"Your notebook used all the memory it may use ({limits.MEMORY_MB} MB) while "
@@ -200,7 +201,7 @@ def prepare_kernel_folder(submission: Path, assignment: str, scratch: Path) -> N
     The submitted files (validated: no links), then the instructor's files of source/ over them,
     as nbgrader does.
     """
-    shutil.rmtree(scratch, ignore_errors=True)
+    sandbox.remove_tree(scratch)
     ignore = shutil.ignore_patterns(*paths.IGNORED_FILES)
     shutil.copytree(submission, scratch, ignore=ignore)
     shutil.copytree(paths.source_dir(assignment), scratch, ignore=shutil.ignore_patterns(*paths.IGNORED_FILES, "*.ipynb"),

@@ -28,7 +28,7 @@ import numpy as np
 
 from course import untrusted
 from course.grading.probe import AGAIN_PREFIX, VISIBLE_AGAIN_PREFIX, VISIBLE_PREFIX
-from course.probe_runner import SKIPPED
+from course.probe_runner import SKIPPED, visible_probe_names
 from course.verdicts import COMMON_MISTAKES, checks_for, grade_cells, likely, mismatch, verdict
 
 LOG_TOLERANCE = 1e-4  # how far two runs of the same code may differ
@@ -95,9 +95,10 @@ def read_outputs(path: Path) -> dict[str, dict[str, np.ndarray]]:
 
 def with_clues(assignment: str, outputs: dict[str, dict[str, np.ndarray]],
                clues: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, np.ndarray]]:
-    """`outputs` (a first run, without clues), where a check's second run (`clues`, with them) gave the same graded
-    outputs, with that run's outputs instead: the clues name the mistake of the very outputs the check judged. (Code
-    that gives other outputs each time keeps the first run's, without clues.)"""
+    """`outputs` (a first run, without clues), with the clues (its Clue outputs, worth no points) of a check's second
+    run (`clues`) where that run gave the same graded outputs: the clues name the mistake of the very outputs the check
+    judged. Nothing graded is taken from the second run, and code that gives other outputs each time keeps the first
+    run's, without clues."""
     merged = dict(outputs)
     for check_id, found in clues.items():
         check, first = checks_for(assignment).get(check_id), outputs.get(check_id)
@@ -106,18 +107,18 @@ def with_clues(assignment: str, outputs: dict[str, dict[str, np.ndarray]],
         graded = [expect.key for expect in check.expects]
         if all(key in first and key in found and not disagree(first[key], found[key]) for key in graded
                if key in first or key in found):
-            merged[check_id] = found
+            merged[check_id] = first | {clue.key: found[clue.key] for clue in check.clues if clue.key in found}
     return merged
 
 
-def read_probe_data(probe_dir: Path, assignment: str | None = None) -> tuple[dict[str, dict[str, np.ndarray]],
-                                                                            dict[str, str]]:
+def read_probe_data(probe_dir: Path, assignment: str | None = None,
+                    clues: Path | None = None) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
     """(outputs by step id and key, probe error by step id), as the probes wrote them where student code ran (so
-    read as untrusted files); with `assignment`, the outputs of the checks whose probes ran again for their clues
-    (clues.npz, course.grading.probe.probe_clues) are those of that run (`with_clues`)."""
+    read as untrusted files); with `assignment`, the clues of the checks whose probes ran again for them (the file
+    `clues`, course.grading.probe.probe_clues), where there is one (`with_clues`)."""
     outputs = read_outputs(probe_dir / "outputs.npz")
-    if assignment is not None and os.path.lexists(probe_dir / "clues.npz"):
-        outputs = with_clues(assignment, outputs, read_outputs(probe_dir / "clues.npz"))
+    if assignment is not None and clues is not None and os.path.lexists(clues):
+        outputs = with_clues(assignment, outputs, read_outputs(clues))
     report = json.loads(untrusted.read_text(probe_dir / "probe_report.json", REPORT_LIMIT))
     errors = {str(step_id): untrusted.quoted(error) for step_id, error in report.get("probe_errors", {}).items()}
     return outputs, errors
@@ -156,6 +157,9 @@ def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict,
     log, problem = read_log(submission, assignment)
     if problem:
         return [{"flag": "log-missing", "message": problem}]
+    known = visible_probe_names(assignment)  # the names written where student code ran are only ever these
+    outputs, errors, again = ({name: value for name, value in found.items() if name in known}
+                              for found in (outputs, errors, again))
     problems = []
     unrepeatable = sorted(name for name in outputs if name in again and runs_differ(outputs[name], again[name]))
     if unrepeatable:
@@ -176,8 +180,9 @@ def log_problems(assignment: str, submission: Path, outputs: dict, errors: dict,
                 differs = key not in logged or disagree(logged[key], value)
             except (TypeError, ValueError):  # a hand-edited log with values of another kind
                 differs = True
-            if differs:
-                differing.append(f"{name}/{key}")
+            if differs:  # (the probe is named, not its output: the output's name was written where student code ran)
+                differing.append(name)
+                break
     if differing:
         problems.append({"flag": "log-differs-from-code", "message":
                          "submission_log.json does not match what the submitted code computes "
@@ -199,9 +204,10 @@ def _normalised(text: str) -> str:
     return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def judge(assignment: str, submission: Path, probe_dir: Path) -> dict:
-    """The judge's plain-data result for one submission (see the module docstring)."""
-    outputs, errors = read_probe_data(probe_dir, assignment)
+def judge(assignment: str, submission: Path, probe_dir: Path, clues: Path | None = None) -> dict:
+    """The judge's plain-data result for one submission (see the module docstring), on the probes' data in
+    `probe_dir` and the `clues` of a second run of some, if any."""
+    outputs, errors = read_probe_data(probe_dir, assignment, clues)
     return {"checks": judge_checks(assignment, outputs, errors),
             "log": log_problems(assignment, submission, of_run(outputs, VISIBLE_PREFIX), of_run(errors, VISIBLE_PREFIX),
                                 of_run(outputs, VISIBLE_AGAIN_PREFIX))}

@@ -20,9 +20,9 @@ PROBE_TIMEOUT_S = int(os.environ.get("COURSE_PROBE_TIMEOUT", "300"))
 JUDGE_TIMEOUT_S = int(os.environ.get("COURSE_JUDGE_TIMEOUT", "120"))
 FEEDBACK_TIMEOUT_S = 300
 PROBE_ATTEMPTS = 3  # a probe run that crashes is retried without the cell or probe that crashed it
-# The nbgrader step: the notebook, the probes in its kernel (or, where they cannot finish there, runs of their own),
-# the judge, then feedback.
-NBGRADER_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + (1 + PROBE_ATTEMPTS) * PROBE_TIMEOUT_S + JUDGE_TIMEOUT_S + FEEDBACK_TIMEOUT_S
+# The nbgrader step: the notebook, the probes in its kernel (a first run, and a second for the clues of the checks that
+# fail; or, where they cannot finish there, runs of their own), the judge, then feedback.
+NBGRADER_TIMEOUT_S = NOTEBOOK_TIMEOUT_S + (2 + PROBE_ATTEMPTS) * PROBE_TIMEOUT_S + JUDGE_TIMEOUT_S + FEEDBACK_TIMEOUT_S
 MEMORY_MB = int(os.environ.get("COURSE_MEMORY_MB", "4096"))
 FILE_MB = int(os.environ.get("COURSE_FILE_MB", "1024"))  # any one file student code writes while graded
 DISK_MB = int(os.environ.get("COURSE_DISK_MB", "2048"))  # all it writes in a step's folders

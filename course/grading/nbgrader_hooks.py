@@ -21,13 +21,15 @@ import json
 import os
 import re
 import time
+from collections.abc import Collection
+from queue import Empty
 from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
 from nbconvert.filters import markdown2html
-from nbclient.exceptions import DeadKernelError
+from nbclient.util import ensure_async, run_sync
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
@@ -36,8 +38,8 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from course import paths
 from course.grading import gradebook, limits
-from course.grading.checking import (RECORD, SCORES, VERDICTS, WORK_VARIABLE, failing_checks, judge_kernel_run,
-                                     probe_folder, read_record, write_record)
+from course.grading.checking import (RECORD, SCORES, VERDICTS, WORK_VARIABLE, failing_checks, freeze_first_run,
+                                     judge_kernel_run, probe_folder, read_record, write_record)
 from course.grading.probe import clues_request, probes_request
 from course.repair import repair
 
@@ -109,23 +111,35 @@ class ExecuteAndJudge(Execute):
 
     def run_probes(self, assignment: str, student: str) -> bool:
         """Whether the probes ran to the end in the kernel, each time within limits.PROBE_TIMEOUT_S: every probe
-        without its clues, then, if some checks fail (`failing_checks`, judged here), those checks' probes again, with
-        their clues, to name the mistakes."""
+        without its clues; that run's data kept where the kernel cannot change it (`freeze_first_run`) and judged here
+        (`failing_checks`); then, if some checks' outputs are wrong, those checks' probes again, with their clues, to
+        name the mistakes (only their clues are taken: course.grading.judge.with_clues)."""
         folder, hidden = probe_folder(assignment, student), paths.probes_file(assignment).read_bytes()
-        if not self.in_kernel(probes_request(folder, hidden, paths.visible_probes_file(assignment).read_bytes())):
+        if not (self.in_kernel(probes_request(folder, hidden, paths.visible_probes_file(assignment).read_bytes()))
+                and freeze_first_run(folder, work_folder())):
             return False
-        failing = failing_checks(assignment, folder)
+        failing = failing_checks(assignment, work_folder())
         return not failing or self.in_kernel(clues_request(folder, hidden, failing))
 
-    def in_kernel(self, code: str) -> bool:
-        """Whether `code` ran to its end in the kernel within limits.PROBE_TIMEOUT_S (what it prints or displays is
-        not read)."""
-        self.timeout = limits.PROBE_TIMEOUT_S  # (the notebook's cells are done: their limits came from timeout_func)
-        try:
-            reply = self.wait_for_reply(self.kc.execute(code, silent=True, store_history=False, allow_stdin=False))
-        except DeadKernelError:
-            return False
-        return reply is not None and reply["content"].get("status") == "ok"
+    async def async_in_kernel(self, code: str) -> bool:
+        """Whether `code` ran to its end in the kernel within limits.PROBE_TIMEOUT_S of wall clock; past it, the
+        kernel is interrupted. What the code prints or displays is never read, and no other message the kernel sends
+        holds the clock open."""
+        msg_id = await ensure_async(self.kc.execute(code, silent=True, store_history=False, allow_stdin=False))
+        deadline = time.monotonic() + limits.PROBE_TIMEOUT_S
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(1.0, left)))
+            except Empty:
+                if not await ensure_async(self.kc.is_alive()):
+                    return False
+                continue
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"].get("status") == "ok"
+        await ensure_async(self.km.interrupt_kernel())
+        return False
+
+    in_kernel = run_sync(async_in_kernel)
 
 
 class ApplyVerdicts(NbGraderPreprocessor):
@@ -185,14 +199,15 @@ def as_literal_markdown(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def as_text(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def as_text(nb: nbformat.NotebookNode, instructors: Collection[str] = ()) -> nbformat.NotebookNode:
     """`nb` with nothing a page could run as script: outputs keep only their text and bitmap forms (HTML,
     JavaScript, SVG, Markdown and widgets are dropped; an output of none of those kinds says so), a Markdown cell
-    that would render markup that can run (`renders_safely`) is shown as its text, raw cells lose their format
+    that would render markup that can run (`renders_safely`) is shown as its text unless its text is one of
+    `instructors` (the release's own Markdown cells, which the student did not write), raw cells lose their format
     (nbconvert renders raw cells of no format as nothing), and widget state goes."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            if not renders_safely(cell.source):
+            if cell.source not in instructors and not renders_safely(cell.source):
                 cell.source = as_literal_markdown(cell.source)
         elif cell.cell_type == "raw":
             for key in ("format", "raw_mimetype"):
@@ -211,7 +226,9 @@ class TextOnly(NbGraderPreprocessor):
     notebook that the feedback and formgrader render, so no page an instructor or student opens runs it."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
-        return as_text(nb), resources
+        info = resources["nbgrader"]
+        release = nbformat.read(paths.release_dir(info["assignment"]) / f"{info['notebook']}.ipynb", as_version=4)
+        return as_text(nb, {cell.source for cell in release.cells if cell.cell_type == "markdown"}), resources
 
 
 class HoldUngradedAnswers(NbGraderPreprocessor):

@@ -40,7 +40,7 @@ import numpy as np
 
 from course import paths, untrusted
 from course.grading import limits
-from course.grading.sandbox import forbid_fork
+from course.grading.sandbox import forbid_fork, remove_tree
 from course.probe_runner import LEFT_OUT, execute_program, graded_program, leaving_clues_out, run_probes
 from course.reference import to_bytes
 from course.student_files.submission_log import to_numpy
@@ -59,7 +59,7 @@ PROGRESS = "progress.txt"  # the cell or probe now running
 def prepare(assignment: str, notebook: Path, folder: Path) -> None:
     """Write the program and the visible probe module the sandboxed run needs into an empty `folder` (the hidden
     probes, paths.probes_file, are the run's standard input)."""
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder)
     folder.mkdir(parents=True)
     program = graded_program(assignment, nbformat.read(notebook, as_version=4))
     (folder / PROGRAM).write_text(json.dumps(program))

@@ -178,7 +178,19 @@ def disk_use(folders: list[Path]) -> tuple[int, int]:
                 entries += len(dirs) + len(files)
         except OSError:
             pass
+        except RecursionError:  # folders nested deeper than Python's stack: past every limit
+            return TOO_DEEP, TOO_DEEP
     return used, entries
+
+
+TOO_DEEP = 2**62  # the disk use `disk_use` gives a tree too deep to walk: more than any limit
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove `folder` and all in it, however deep (rm's walk has no depth limit, unlike shutil.rmtree's recursion),
+    without following a link or leaving this file system; nothing if it is not there."""
+    if os.path.lexists(folder):
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(folder)], check=False)
 
 
 def limited_run(cmd: list[str], *, timeout: float, log: Path, env: dict | None = None, cwd: Path | None = None,
@@ -329,7 +341,7 @@ def home_beside(folder: Path) -> Path:
 def private_home(folder: Path) -> Path:
     """A new, empty `home_beside(folder)`, the jail user's."""
     home = home_beside(folder)
-    shutil.rmtree(home, ignore_errors=True)
+    remove_tree(home)
     (home / "tmp").mkdir(parents=True)
     give_to_jail(home)
     return home
@@ -352,7 +364,13 @@ def reclaim(folder: Path) -> None:
     number, finds nothing of this one's)."""
     if os.geteuid() != 0 or not folder.is_dir() or folder.is_symlink():
         return
-    give_to_root(folder)
+    try:
+        give_to_root(folder)
+    except RecursionError:  # folders nested deeper than a walk can go: its folders go, its files stay
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                remove_tree(Path(entry.path))
+        give_to_root(folder)
     os.lchown(folder, 0, 0)
     folder.chmod(0o700)
 
@@ -449,7 +467,7 @@ def remove_folders_of_gone_processes(where: Path, owner: re.Pattern) -> list[Pat
         if not (stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()):
             continue  # another account's (a student's, made to look like ours), or a link
         if found and not alive(int(found.group(1))):
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
             removed.append(folder)
     return removed
 
