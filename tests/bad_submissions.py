@@ -301,48 +301,39 @@ def write_hedger(folder: Path) -> None:
     hand_in(folder, nb)
 
 
-DEEP_TREE = """
-import os as _os
-_here = _os.getcwd()
-_os.makedirs('deep', exist_ok=True)
-_os.chdir('deep')
-for _ in range(3000):
-    _os.mkdir('d')
-    _os.chdir('d')
-_os.chdir(_here)
-import time as _time
-_time.sleep(3)  # the disk watcher looks every second: it sees the tree while this cell runs
-"""
+def nested_chain(where: str) -> str:
+    """Code that makes a chain of 3000 nested folders in the folder `where` (a Python expression; None: nowhere) and
+    then waits: the disk watcher looks every second, so it sees the chain while the cell runs, well inside the cell's
+    5 s."""
+    return ("import os as _os, time as _time\n"
+            f"_where = {where}\n"
+            "if _where is not None:\n"
+            "    _here = _os.getcwd()\n"
+            "    _os.chdir(_where)\n"
+            "    _os.makedirs('deep', exist_ok=True)\n"
+            "    _os.chdir('deep')\n"
+            "    for _ in range(3000):\n"
+            "        _os.mkdir('d')\n"
+            "        _os.chdir('d')\n"
+            "    _os.chdir(_here)\n"
+            "    _time.sleep(3)\n")
 
 
 def write_deep_tree(folder: Path) -> None:
     """The solution whose cube cell makes a chain of 3000 nested folders in its kernel's folder: every walk of it
     that recurses (os.fwalk, shutil.rmtree) raises RecursionError, which no `except OSError` catches."""
-    solution_with(DEEP_TREE)(folder)
+    solution_with(nested_chain("_os.getcwd()"))(folder)
 
 
-DEEP_IN_SOCKETS = """
-import glob as _glob, os as _os
-_here = _os.getcwd()
-for _ipc in _glob.glob('/tmp/ck-*/ipc'):
-    if _os.access(_ipc, _os.W_OK):
-        _os.chdir(_ipc)
-        _os.mkdir('deep')
-        _os.chdir('deep')
-        for _ in range(3000):
-            _os.mkdir('d')
-            _os.chdir('d')
-        _os.chdir(_here)
-        import time as _time
-        _time.sleep(3)  # the disk watcher looks every second: it sees the tree while this cell runs
-"""
+# The kernel's socket folder: the only one bound into its jail (none where the probes run apart).
+SOCKET_FOLDER = "next(iter(__import__('glob').glob('/tmp/ck-*/ipc')), None)"
 
 
 def write_deep_in_sockets(folder: Path) -> None:
     """The solution whose cube cell makes a chain of 3000 nested folders in its kernel's socket folder (/tmp/ck-*/ipc,
     bound writable into its jail): grade_one's shutil.rmtree(sockets, ignore_errors=True) raises RecursionError, and
     so does every later grading's remove_stale_socket_folders."""
-    solution_with(DEEP_IN_SOCKETS)(folder)
+    solution_with(nested_chain(SOCKET_FOLDER))(folder)
 
 
 FILES_IN_SOCKETS = """
