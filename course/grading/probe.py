@@ -111,35 +111,32 @@ def probe_namespace(ns: dict, folder: Path, hidden_source: bytes, visible_source
     outputs, probe_errors = {}, {}
     hidden = module_from_source(HIDDEN_MODULE, hidden_source)
     with contextlib.nullcontext() if clues else leaving_clues_out():
-        found, failed = run_twice(hidden, ns, HIDDEN_RUNS, **options)
-    visible = run_twice(module_from_source(VISIBLE_MODULE, visible_source), ns, VISIBLE_RUNS, **options)
-    for found_here, failed_here in ((found, failed), visible):
-        outputs.update(found_here)
-        probe_errors.update(failed_here)
+        outputs, probe_errors = run_twice(hidden, ns, HIDDEN_RUNS, **options)
+    found, failed = run_twice(module_from_source(VISIBLE_MODULE, visible_source), ns, VISIBLE_RUNS, **options)
+    outputs.update(found)
+    probe_errors.update(failed)
     progress.unlink()
     arrays, probe_errors = plain_outputs(outputs, probe_errors)
-    write_outputs(folder / OUTPUTS, arrays, probe_errors, folder / REPORT, cell_errors)
-    return {"cell_errors": cell_errors or {}, "probe_errors": probe_errors}
+    (folder / OUTPUTS).write_bytes(npz_bytes(arrays))
+    report = {"cell_errors": cell_errors or {}, "probe_errors": probe_errors}
+    (folder / REPORT).write_text(json.dumps(report, indent=1))
+    return report
 
 
 def probe_clues(ns: dict, folder: Path, hidden_source: bytes, check_ids: Collection[str]) -> None:
     """The hidden probes of `check_ids` (checks that failed) run once more on `ns`, with their clues, into
-    FOLDER/clues.npz; the judge takes a check's outputs from it where its graded outputs are those of the first run."""
+    FOLDER/clues.npz; the judge takes only their clues from it, where their graded outputs are the first run's
+    (course.grading.judge.with_clues)."""
     progress = folder / PROGRESS
     hidden = module_from_source(HIDDEN_MODULE, hidden_source)
     found, failed = run_probes(hidden, ns, only=check_ids, limit=limits.CELL_TIMEOUT_S, on_start=progress.write_text)
     progress.unlink()
-    outputs, _ = plain_outputs(found, failed)
-    (folder / CLUES).write_bytes(to_bytes({f"{step_id}/{key}": value for step_id, data in outputs.items()
-                                           for key, value in data.items()}))
+    (folder / CLUES).write_bytes(npz_bytes(plain_outputs(found, failed)[0]))
 
 
-def write_outputs(path: Path, outputs: dict[str, dict[str, np.ndarray]], errors: dict[str, str], report: Path,
-                  cell_errors: dict[str, str] | None) -> None:
-    """outputs.npz (arrays keyed 'step_id/output') and probe_report.json (errors by cell and by probe)."""
-    path.write_bytes(to_bytes({f"{step_id}/{key}": value for step_id, data in outputs.items()
-                               for key, value in data.items()}))
-    report.write_text(json.dumps({"cell_errors": cell_errors or {}, "probe_errors": errors}, indent=1))
+def npz_bytes(outputs: dict[str, dict[str, np.ndarray]]) -> bytes:
+    """Probe outputs by step id and key as an .npz file's bytes, keyed 'step_id/key'."""
+    return to_bytes({f"{step_id}/{key}": value for step_id, data in outputs.items() for key, value in data.items()})
 
 
 def kernel_request(folder: Path, call: str) -> str:
