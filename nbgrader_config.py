@@ -41,6 +41,9 @@ c.Autograde.autograde_preprocessors = [ExecuteAndJudge, IgnorePattern, ClearMeta
 c.OverwriteCells.add_missing_cells = True
 c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True
+# Once the notebook and the probes have run, nothing more is read from the kernel: it is killed (its process group)
+# rather than asked to exit, which cost 1.5 to 2.5 s per grading (a torch kernel's slow exit in the jail).
+c.Execute.shutdown_kernel = "immediate"
 c.Autograde.create_student = True
 # nbgrader's exchange, in the build area: used when the course is served on a hub (`make hub`); otherwise students
 # hand in through the LMS and submitted/, and an existing folder keeps formgrader quiet. Submissions and feedback
