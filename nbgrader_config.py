@@ -29,15 +29,14 @@ c.ClearSolutions.text_stub = student_nbgrader.TEXT_STUB
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
-    OverwriteKernelspec, SaveAutoGrades)
+    OverwriteKernelspec)
 from course.grading.nbgrader_hooks import (  # noqa: E402
-    ApplyVerdicts, CourseGraderOnly, ExecuteAndJudge, RepairStructure, ReportScores, TextOnly)
+    ApplyVerdicts, CourseGraderOnly, ExecuteAndJudge, RepairStructure, StoreJudgePoints, TextOnly)
 c.Autograde.exporter_class = CourseGraderOnly
 c.Autograde.sanitize_preprocessors = [ClearOutput, RepairStructure, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
                                       CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [ExecuteAndJudge, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, TextOnly,
-                                       ApplyVerdicts, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
-                                       ReportScores]
+                                       ApplyVerdicts, StoreJudgePoints, AssignLatePenalties, CheckCellMetadata]
 c.OverwriteCells.add_missing_cells = True
 c.Execute.timeout_func = limits.cell_timeout  # the training cell gets the long limit
 c.Execute.interrupt_on_timeout = True

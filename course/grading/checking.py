@@ -2,14 +2,14 @@
 
 The student's code runs once per grading, in nbgrader's jailed kernel: after the notebook, the probes run in that
 same kernel (course.grading.probe.kernel_request) and write their data into the submission's probe folder;
-`judge_kernel_run`, in nbgrader's own process, judges them (course.grading.judge, a process of its own) and writes
-the verdicts nbgrader scores by. Where that run cannot give probe data (the kernel died in the notebook or in a
+`judge_kernel_run`, in nbgrader's own process, judges them (course.grading.judge) and writes the record with the
+verdicts, from which nbgrader's process stores the points. Where that run cannot give probe data (the kernel died in the notebook or in a
 probe, a probe ran past its time, the notebook broke the probe's files), a probe run of its own gives them
 (`probe_step`, which retries without the cell or probe that killed it), then the judge.
 
 Hand-offs between the grader (course.grading.grade_one) and nbgrader's process, in the grading's work folder, named
-by WORK_VARIABLE: the record so far (RECORD), the record with the verdicts (JUDGED), the verdicts of the test cells
-(VERDICTS), and the scores nbgrader stored (SCORES).
+by WORK_VARIABLE: the record so far (RECORD), and the record with the judge's verdicts (JUDGED), to which nbgrader's
+process adds what the gradebook stored (course.grading.nbgrader_hooks.StoreJudgePoints).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from course.probe_runner import SKIPPED, graded_program, load_visible_probes
 from course.verdicts import OBSERVATIONS, checks_for
 
 WORK_VARIABLE = "COURSE_GRADING_WORK"  # set only when the course's grader runs nbgrader (course.grading.grade_one)
-RECORD, JUDGED, VERDICTS, SCORES = "record.json", "judged.json", "verdicts.json", "scores.json"
+RECORD, JUDGED = "record.json", "judged.json"
 FIRST_RUN = "first-run"  # the probes' first run in the kernel, copied where the kernel cannot write (freeze_first_run)
 NOT_NAMED_BY_CLUES = (*OBSERVATIONS, "state-between-calls")  # what a failing check's verdict says without clues
-NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"
+NOT_JUDGED = "no check could judge your code: see the messages at the top of your feedback"  # a record's judge is {}
 # "bwrap" (default): student code runs in bubblewrap. "none": on a machine or container that cannot run it, without
 # its namespaces; every record says so. Either way it runs as the jail's user, with no privilege
 # (course.grading.sandbox.confined).
@@ -69,7 +69,7 @@ def judge_kernel_run(work: Path, notebook: nbformat.NotebookNode, probe_seconds:
     """In nbgrader's process, after the kernel ran the notebook and the probes (in `probe_seconds`; None if they did
     not finish): the record in `work` gets the notebook's cell errors, the judge's points and messages (the probes'
     first run in the kernel, as `freeze_first_run` kept it, with the clues of the second; or where the kernel left no
-    data, a probe run of its own: `main`), and the test cells' verdicts are written for nbgrader to score by.
+    data, a probe run of its own: `main`), written as JUDGED.
     (Runs nothing that forks in this process: nbgrader's has threads.)"""
     record = read_record(work, RECORD)
     submission = paths.submission_dir(record.student, record.assignment)
@@ -81,7 +81,7 @@ def judge_kernel_run(work: Path, notebook: nbformat.NotebookNode, probe_seconds:
         return
     record.seconds["probe"] = probe_seconds
     record.messages += cell_error_messages(record, notebook_cell_errors(notebook))
-    write_verdicts(record, work, judge_step(record, submission, first, clues=probe_dir / probe.CLUES))
+    judge_step(record, submission, first, clues=probe_dir / probe.CLUES)
     write_record(record, work, JUDGED)
 
 
@@ -110,15 +110,6 @@ def failing_checks(assignment: str, work: Path) -> list[str]:
         return []
     return [check_id for check_id, check in judge_checks(assignment, outputs, errors).items()
             if not check["passed"] and check["mistake"] not in NOT_NAMED_BY_CLUES]
-
-
-def write_verdicts(record: Record, work: Path, judged: bool) -> None:
-    """The verdict of each check, for its test cell (course.grading.nbgrader_hooks.ApplyVerdicts)."""
-    (work / VERDICTS).write_text(json.dumps({
-        check_id: {"passed": record.points[check_id] > 0, "points": record.points[check_id],
-                   "max_points": record.max_points[check_id],
-                   "message": record.judge[check_id]["message"] if judged else NOT_JUDGED}
-        for check_id in record.max_points}))
 
 
 def notebook_cell_errors(notebook: nbformat.NotebookNode) -> dict[str, str]:
@@ -269,7 +260,7 @@ def main() -> None:
     parser.add_argument("work", type=Path, help="the grading's work folder (RECORD in it)")
     work = parser.parse_args().work
     record = read_record(work, RECORD)
-    write_verdicts(record, work, probe_apart_and_judge(record, work))
+    probe_apart_and_judge(record, work)
     write_record(record, work, JUDGED)
 
 

@@ -26,7 +26,6 @@ bad submission: every failure becomes a status and a message in the record.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import signal
 import subprocess
@@ -37,8 +36,8 @@ import nbformat
 
 from course import paths, untrusted
 from course.grading import limits, nbgrader_cli, sandbox
-from course.grading.checking import (JUDGED, RECORD, SANDBOX, SCORES, VERDICTS, WORK_VARIABLE, jail_folder,
-                                     probe_apart_and_judge, probe_folder, read_record)
+from course.grading.checking import (JUDGED, RECORD, SANDBOX, WORK_VARIABLE, jail_folder, probe_apart_and_judge,
+                                     probe_folder, read_record)
 from course.grading.checking import write_record as write_work_record
 from course.grading.record import REGRADED_ALONE, Record, new_record, set_status, submission_entries, write_record
 
@@ -119,8 +118,7 @@ def autograde_step(record: Record, work: Path) -> Record:
     test cells scored by its verdicts; then nbgrader's feedback. Returns the finished record."""
     assignment, student = record.assignment, record.student
     autograded = paths.autograded_dir(student, assignment)
-    for name in (JUDGED, VERDICTS, SCORES):
-        (work / name).unlink(missing_ok=True)
+    (work / JUDGED).unlink(missing_ok=True)
     write_work_record(record, work, RECORD)
     paths.feedback_page(student, assignment).unlink(missing_ok=True)  # an earlier grading's: this one writes its own
     scratch, probe_dir = kernel_folder(assignment, student), probe_folder(assignment, student)
@@ -185,9 +183,8 @@ def autograde_step(record: Record, work: Path) -> Record:
                                              "list or array that keeps growing?" if outcome.memory_filled else
                                              " (an endless loop or a long sleep?)") +
                 "; the checks that need it cannot pass.")
-    if code == 0:
-        record.gradebook = json.loads((work / SCORES).read_text())
-    else:  # nbgrader stored no scores: the judge's points go into the gradebook directly
+    if code != 0:  # nbgrader stored no scores (with them, it wrote what it stored into the record): the judge's points
+        # go into the gradebook directly
         from course.grading import gradebook  # (nbgrader's API: a second of imports that a normal grading skips)
 
         gradebook.store_points(assignment, student, record.points)

@@ -5,10 +5,12 @@ kernel. `course.grading.grade_one` runs nbgrader autograde with
 COURSE_GRADING_WORK naming the grading's work folder (course.grading.checking);
 `ExecuteAndJudge` runs the notebook in the sandboxed kernel, then the probes
 in that same kernel, then the judge on their data, in this process;
-`ApplyVerdicts` writes each verdict into its test cell's output, and nbgrader's
-own scoring (an error output scores 0, any other output full points) stores
-the judge's points in the gradebook. So formgrader, `nbgrader export` and the
-feedback HTML show what the judge decided.
+`ApplyVerdicts` writes each verdict into its test cell's output, for the
+student to read; `StoreJudgePoints`, nbgrader's SaveAutoGrades told to take
+each test cell's points from the judge, stores them in the gradebook, and
+writes into the grading's record what the gradebook now shows. The points go
+one way, once: judge, record, gradebook. So formgrader, `nbgrader export` and
+the feedback HTML show what the judge decided.
 
 Without COURSE_GRADING_WORK (formgrader's Autograde button, a plain
 `nbgrader autograde`) there is no sandbox and no judge: `CourseGraderOnly`
@@ -17,7 +19,6 @@ refuses before nbgrader touches a file or the gradebook.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -34,13 +35,14 @@ from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 
 from course import paths
 from course.grading import gradebook, limits
-from course.grading.checking import (RECORD, SCORES, VERDICTS, WORK_VARIABLE, failing_checks, freeze_first_run,
+from course.grading.checking import (JUDGED, NOT_JUDGED, RECORD, WORK_VARIABLE, failing_checks, freeze_first_run,
                                      judge_kernel_run, probe_folder, read_record, write_record)
 from course.grading.probe import clues_request, probes_request
+from course.grading.record import Record
 from course.repair import repair
 
 REFUSAL = ("This course does not autograde inside a notebook kernel: run `make autograde` (each submission is run "
@@ -72,13 +74,23 @@ class RepairStructure(NbGraderPreprocessor):
         return nb, resources
 
 
-def verdict_output(check: dict) -> nbformat.NotebookNode:
-    """A test cell's output for the judge's verdict: nbgrader scores an error 0 and a stream full points."""
-    if check["passed"]:
-        return nbformat.v4.new_output("stream", name="stdout",
-                                      text=f"{check['message']} ({check['points']} / {check['max_points']} points)\n")
-    return nbformat.v4.new_output("error", ename="CheckFailed", evalue=check["message"],
-                                  traceback=[f"CheckFailed: {check['message']} (0 / {check['max_points']} points)"])
+def is_test_cell(cell: nbformat.NotebookNode) -> bool:
+    """Whether `cell` is an autograded test cell (a graded code cell that is not an answer): one check's verdict."""
+    meta = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def verdict_output(cell: nbformat.NotebookNode, record: Record) -> nbformat.NotebookNode:
+    """The output of a test cell: the judge's verdict on its check in `record` (an error when it failed, as
+    nbgrader's own scoring would read it too)."""
+    check_id, max_points = cell.metadata["nbgrader"]["grade_id"], cell.metadata["nbgrader"]["points"]
+    points, verdict = record.points.get(check_id, 0), record.judge.get(check_id)
+    message = verdict["message"] if verdict else NOT_JUDGED if check_id in record.max_points else \
+        "this check was not judged"
+    if points > 0:
+        return nbformat.v4.new_output("stream", name="stdout", text=f"{message} ({points} / {max_points} points)\n")
+    return nbformat.v4.new_output("error", ename="CheckFailed", evalue=message,
+                                  traceback=[f"CheckFailed: {message} (0 / {max_points} points)"])
 
 
 def work_folder() -> Path:
@@ -143,18 +155,37 @@ class ExecuteAndJudge(Execute):
 
 
 class ApplyVerdicts(NbGraderPreprocessor):
-    """After execution: each test cell shows the judge's verdict on its check, and scores by it."""
+    """After execution: each test cell shows the judge's verdict on its check (from the grading's record)."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
-        with open(work_folder() / VERDICTS) as f:
-            checks = json.load(f)
+        record = read_record(work_folder(), JUDGED)
         for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-                check = checks.get(meta["grade_id"], {"passed": False, "points": 0, "max_points": meta["points"],
-                                                      "message": "this check was not judged"})
-                cell.outputs = [verdict_output(check)]
+            if is_test_cell(cell):
+                cell.outputs = [verdict_output(cell, record)]
         return nb, resources
+
+
+class StoreJudgePoints(SaveAutoGrades):
+    """nbgrader's SaveAutoGrades, each test cell's points taken from the judge (the grading's record) rather than
+    from the cell's output; then the gradebook's score of each autograded cell (hand grades included) is written into
+    the record, which the grader reads without importing nbgrader itself."""
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
+        self.record = read_record(work_folder(), JUDGED)
+        nb, resources = super().preprocess(nb, resources)
+        info = resources["nbgrader"]
+        self.record.gradebook = gradebook.auto_scores(info["assignment"], info["student"], info["db_url"])
+        write_record(self.record, work_folder(), JUDGED)
+        return nb, resources
+
+    def _add_score(self, cell: nbformat.NotebookNode, resources: dict) -> None:
+        if not is_test_cell(cell):  # a written answer: nbgrader's own rule (0 if left blank, else for the instructor)
+            return super()._add_score(cell, resources)
+        grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id,
+                                          self.student_id)
+        grade.auto_score = float(self.record.points.get(grade.name, 0))
+        grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader: a hand grade there asks for review
+        self.gradebook.db.commit()
 
 
 SHOWN_OUTPUT_TYPES = ("text/plain", "image/png", "image/jpeg")  # what no page can run as script
@@ -276,14 +307,3 @@ def readable_page(page: str) -> str:
     and output a tab stop."""
     page = IMAGE_WITHOUT_TEXT.sub('<img alt="No description has been provided for this image"', page)
     return FOCUSABLE.sub(r'\1 tabindex="0"', page)
-
-
-class ReportScores(NbGraderPreprocessor):
-    """After SaveAutoGrades: the gradebook's score of each autograded cell, written as JSON into the work folder, for
-    the grader's record (which so reads them back without importing nbgrader itself)."""
-
-    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
-        info = resources["nbgrader"]
-        with open(work_folder() / SCORES, "w") as f:
-            json.dump(gradebook.auto_scores(info["assignment"], info["student"], info["db_url"]), f)
-        return nb, resources
