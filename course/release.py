@@ -13,7 +13,7 @@ import sys
 
 from course import paths
 from course.grading import gradebook
-from course.grading.grade_one import nbgrader_command
+from course.grading.nbgrader_cli import nbgrader_command
 from course.grading.sandbox import grading_env
 
 

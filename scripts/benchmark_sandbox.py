@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course import paths  # noqa: E402
-from course.grading.grade_one import nbgrader_command  # noqa: E402
+from course.grading.nbgrader_cli import nbgrader_command  # noqa: E402
 from course.grading.sandbox import grading_env  # noqa: E402
 
 

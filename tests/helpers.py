@@ -24,7 +24,7 @@ import pytest
 from bad_submissions import ASSIGNMENT, FIXTURE_ASSIGNMENTS
 from course import paths, verdicts
 from course.grading import limits
-from course.grading.grade_one import nbgrader_command
+from course.grading.nbgrader_cli import nbgrader_command
 from course.grading.sandbox import grading_env
 from course.measuring.grader_accuracy import Figures, corpora, evaluate_corpora
 from course.probe_runner import execute_program, solution_program

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from course import paths
-from course.grading.batch import merge
+from course.grading.class_results import merge
 from course.grading.class_report import (NO_MISTAKE_NAMED, WHY_LENGTH, AnswerProgress, course_page_file, html_report,
                                          markdown, step_limits, summarize, write_course_page)
 from course.grading.record import write_record

@@ -29,7 +29,7 @@ from bad_submissions import CASES, EXTRA_SNOOPING, FULL, SECRET_VARIABLES, hand_
 from course import paths
 from course.assignment_parts import part
 from course.grading import limits
-from course.grading.grade_one import nbgrader_command
+from course.grading.nbgrader_cli import nbgrader_command
 from course.grading.nbgrader_hooks import REFUSAL
 from course.grading.record import STATUS_MEANING, submission_hash
 from course.samples import apply_edits, sample_notebook

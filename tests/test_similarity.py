@@ -2,7 +2,7 @@
 
 A synthetic class (course.measuring.planted_copies): independent students built from the solution and the corpus's correct
 alternatives, and copies of two of them, disguised. Each student's answers go into a copy of the release notebook in
-submitted/, and the class is merged as after a batch (course.grading.batch.merge): similarity.csv and the class
+submitted/, and the class is merged as after a batch (course.grading.class_results.merge): similarity.csv and the class
 report's section.
 """
 
@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from course import paths
-from course.grading.batch import merge
+from course.grading.class_results import merge
 from course.grading.record import new_record, write_record
 from course.grading.similarity import Answers, answers_of, compare
 from course.measuring.planted_copies import planted_class

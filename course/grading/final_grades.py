@@ -21,8 +21,8 @@ from pathlib import Path
 
 from course import paths
 from course.grading import canvas, class_report, gradebook
-from course.grading.batch import hand_summary, merge, students
-from course.grading.grade_one import nbgrader_command
+from course.grading.class_results import hand_summary, merge, students
+from course.grading.nbgrader_cli import nbgrader_command
 from course.grading.sandbox import grading_env
 from course.verdicts import grade_cells
 

@@ -35,18 +35,12 @@ from pathlib import Path
 import nbformat
 
 from course import paths, untrusted
-from course.grading import limits, nbgrader_cli, sandbox
+from course.grading import limits, sandbox
 from course.grading.checking import (JUDGED, RECORD, SANDBOX, WORK_VARIABLE, jail_folder, probe_apart_and_judge,
                                      probe_folder, read_record)
 from course.grading.checking import write_record as write_work_record
+from course.grading.nbgrader_cli import nbgrader_command
 from course.grading.record import REGRADED_ALONE, Record, new_record, set_status, submission_entries, write_record
-
-
-def nbgrader_command(*args: str, then: tuple[str, ...] = ()) -> list[str]:
-    """The venv's nbgrader with `args`, and then, in the same process, with `then` if it succeeded (started through
-    course.grading.nbgrader_cli)."""
-    return [sys.executable, "-m", "course.grading.nbgrader_cli", *args, "--log-level=WARN",
-            *([nbgrader_cli.THEN, *then, "--log-level=WARN"] if then else [])]
 
 
 def validate(folder: Path, assignment: str) -> str | None:

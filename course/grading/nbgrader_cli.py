@@ -12,6 +12,13 @@ import sys
 THEN = "--then"
 
 
+def nbgrader_command(*args: str, then: tuple[str, ...] = ()) -> list[str]:
+    """The venv's nbgrader with `args`, and then, in the same process, with `then` if it succeeded (started through
+    this module)."""
+    return [sys.executable, "-m", "course.grading.nbgrader_cli", *args, "--log-level=WARN",
+            *([THEN, *then, "--log-level=WARN"] if then else [])]
+
+
 def commands(argv: list[str]) -> list[list[str]]:
     """`argv` split at each THEN."""
     found = [[]]

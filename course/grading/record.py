@@ -107,3 +107,8 @@ def write_record(record: Record | dict) -> Path:
     partial.write_text(json.dumps(data, indent=1, sort_keys=True))
     os.replace(partial, path)
     return path
+
+
+def load_record(assignment: str, student: str) -> dict | None:
+    """The record of the student's submission of `assignment` as data (build/results/), or None if there is none."""
+    return read_record(paths.record_file(assignment, student))
