@@ -1,0 +1,352 @@
+"""Checks of A Small GPT, Trained Well, and its catalogue of mistakes.
+
+One `Check` per hidden test cell of the notebook (same id). Each expectation
+names a probe output (see probes.py beside this file) and the mistake that
+most often breaks it; clues are outputs worth nothing that tell mistakes
+apart; a diagnosis names the mistake behind a pattern of wrong and right
+outputs (course.verdicts.diagnose).
+
+Tokenizers are judged exactly (ids and merges are integers); RoPE, attention
+and the schedule to float tolerance; initialisation and overfitting by
+properties that hold for any correct code (a standard deviation near 0.02, a
+loss near ln V, a loss below 0.1), never by one run's random draws.
+"""
+
+from pathlib import Path
+
+from course.verdicts import Check, Clue, Diagnosis, Expect
+
+ASSIGNMENT = Path(__file__).parent.name
+
+MISTAKES = {
+    # train_bpe
+    "bpe-merges": "Each round: count every adjacent pair of the current ids (Counter(zip(ids, ids[1:]))), take the "
+                  "most frequent (ties: the smaller pair), replace it left to right without overlap by the next id "
+                  "(256, 257, ...), and record it; vocab_size - 256 rounds, fewer if no pair is left.",
+    "bpe-tie-rule": "Break ties between equally frequent pairs by the smaller pair, comparing (a, b) tuples as Python "
+                    "does: min(counts, key=lambda pair: (-counts[pair], pair)). Counter.most_common and max keep "
+                    "another order.",
+    "bpe-overlap-count": "Count overlapping pairs too: in a a a the pair (a, a) occurs twice (positions 0 and 1). "
+                         "Counter(zip(ids, ids[1:])) counts every adjacent pair.",
+    "bpe-overlapping-merge": "Replace a pair from left to right WITHOUT overlap: after a merge, jump past both ids "
+                             "(i += 2). Merging (a, a) in a a a gives [new, a], not two new tokens.",
+    "bpe-merge-count": "Make exactly vocab_size - 256 merges (new ids 256 .. vocab_size - 1): "
+                       "for new_id in range(256, vocab_size).",
+    "bpe-no-pairs-left": "Stop when the text has fewer than two ids left: the pair counts are then empty, and "
+                         "max or min of an empty collection raises. Check before choosing a pair.",
+    "bpe-not-bytes": "Start from the UTF-8 bytes, list(text.encode('utf-8')), not from the characters: ids 0 to 255 "
+                     "are bytes, and a character such as é or 🙂 is two to four of them.",
+    # encode
+    "encode-values": "Start from the UTF-8 bytes and apply every merge, in training order: merge i replaces its pair "
+                     "by 256 + i everywhere, left to right, before merge i + 1 is applied.",
+    "encode-merge-order": "Apply the merges in training order (merges[0] first), each over the whole sequence. "
+                          "Matching the longest known token at each position, or applying the merges in another "
+                          "order, gives other ids than training would.",
+    # decode
+    "decode-values": "Map each id to its bytes (ids below 256: bytes([id]); id 256 + i: the bytes of merges[i]'s two "
+                     "ids joined), join all of them, then decode once: .decode('utf-8', errors='replace').",
+    "decode-per-token": "Join the bytes of ALL the ids first, then decode once: a token may end in the middle of a "
+                        "character (é is two bytes, 🙂 four), so decoding token by token breaks it into U+FFFD.",
+    "decode-errors": "Decode with errors='replace': ids a model chose can form bytes that are not valid UTF-8, and "
+                     "decode must give U+FFFD for them, not raise UnicodeDecodeError.",
+    "decode-not-utf8": "The bytes are UTF-8: decode them with .decode('utf-8', errors='replace'), not Latin-1 (which "
+                       "turns each byte of é into a character of its own).",
+    # apply_rope
+    "rope-values": "Rotate each pair (x[2i], x[2i+1]) of the row at position m by the angle m * base ** (-2i / d): "
+                   "x'[2i] = x[2i] cos - x[2i+1] sin, x'[2i+1] = x[2i] sin + x[2i+1] cos.",
+    "rope-halves": "Pair coordinates 2i and 2i+1 (interleaved: x[..., 0::2] with x[..., 1::2]), as this notebook "
+                   "asks. Pairing i with i + d/2 (halves) is another RoPE convention: a different function, whose "
+                   "scores weights trained the interleaved way would get wrong.",
+    "rope-angle-exponent": "Pair i turns by base ** (-2i / d) per position: the exponent is -2i/d with i = 0 .. d/2 - "
+                           "1 (torch.arange(0, d, 2) / d), not -i/d.",
+    "rope-direction": "Rotate counter-clockwise: x'[2i] = x[2i] cos - x[2i+1] sin and x'[2i+1] = x[2i] sin + "
+                      "x[2i+1] cos. Your rotation turns the other way.",
+    "rope-integer-angles": "Compute the angles in floating point: positions.float() (or the dtype of x) times theta. "
+                           "Integer arithmetic truncates them.",
+    "rope-not-relative": "A rotation keeps every vector's length, and rotating queries and keys by their positions "
+                         "makes each score depend on m - n only: rotate both coordinates of each pair, by an angle "
+                         "proportional to the position.",
+    "rope-dtype": "Return the dtype of x: build the cosines and sines in float32 and cast them with .to(x.dtype), "
+                  "so that float64 inputs give float64 outputs.",
+    "modifies-argument": "Do not change a tensor you were given in place (x[..., 0::2] = ..., mul_, +=): the caller's "
+                         "tensor changes under it. Build the result as a new tensor (torch.stack(...).flatten(-2)).",
+    # CausalSelfAttention
+    "attention-values": "Project to q, k, v and split the heads ((B, n_heads, T, d_head)), rotate q and k with "
+                        "apply_rope at positions, append k and v after the cache's, softmax(q k^T / sqrt(d_head)) "
+                        "with the causal mask, weights @ v, heads merged, then proj.",
+    "cache-mask-offset": "With a cache, the new token i sits at position T_past + i and may attend to every cached key: "
+                         "the mask is torch.ones(T, T_past + T).tril(diagonal=T_past). tril() without the offset lets "
+                         "a one-token step see only the first key.",
+    "cache-order": "Append the new keys and values AFTER the cached ones: torch.cat([cache_k, k], dim=2). The cache "
+                   "holds positions 0 .. T_past - 1, in order.",
+    "cache-not-appended": "Return the cache with the new tokens' keys and values appended (T_past + T positions), "
+                          "not the cache you were given: the next step must see this step's token.",
+    "attention-scale": "Divide the scores by sqrt(d_head), the size of one head's queries and keys, not by "
+                       "sqrt(d_model) and not by nothing.",
+    "rope-on-values": "Rotate the queries and the keys only: the values are what a token passes on, and position "
+                      "must not change them.",
+    "attention-head-split": "Split the heads with .view(B, T, n_heads, d_head).transpose(1, 2): a view straight to "
+                            "(B, n_heads, T, d_head) mixes the positions of different heads.",
+    "attention-not-causal": "Block every key after its query (the causal mask) before the softmax: an output must "
+                            "not depend on later tokens.",
+    # init_weights
+    "init-values": "Initialise nn.Linear and nn.Embedding weights from N(0, 0.02^2), Linear biases to 0, LayerNorm "
+                   "weights to 1 and biases to 0, and leave every other module as it is.",
+    "init-embedding": "Initialise nn.Embedding weights from N(0, 0.02^2) too: PyTorch's default N(0, 1) through the "
+                      "tied head makes logits of size about sqrt(d_model), and the first loss far above ln V.",
+    "init-linear": "Draw every nn.Linear weight from N(0, 0.02^2): nn.init.normal_(module.weight, mean=0.0, "
+                   "std=0.02).",
+    "init-bias": "Set every nn.Linear bias to 0 (nn.init.zeros_), where the Linear has one (bias=False: "
+                 "module.bias is None).",
+    "init-layernorm": "Leave LayerNorm at weight 1 and bias 0 (nn.init.ones_, nn.init.zeros_): drawing its weight "
+                      "from N(0, 0.02^2) scales every normalised activation down to almost nothing.",
+    "init-other-modules": "Initialise only nn.Linear, nn.Embedding and nn.LayerNorm: model.apply calls init_weights "
+                          "on every module, and other modules' parameters are not yours to change.",
+    # generate
+    "generate-values": "Greedy: each step, the argmax of the last position's logits, appended; return the ids "
+                       "(B, T + max_new_tokens) and the logits each new id was chosen from (B, max_new_tokens, V).",
+    "generate-cache-unused": "With use_cache=True, run the model on the prompt once, then on the one new id per "
+                             "step with the caches it returned: running it on all the ids again recomputes what the "
+                             "cache holds.",
+    "generate-cache-refeed": "With the cache, feed only the new id (B, 1): feeding all the ids again with the cache "
+                             "adds their keys a second time, at later positions.",
+    "generate-grad": "Generate under torch.no_grad(): no step needs gradients, and with them each step keeps its graph "
+                     "(and the cache's) in memory.",
+    "generate-logits": "Return the logits of the last position (logits[:, -1, :]) each id was chosen from, as they "
+                       "are: not softmax probabilities, not another position's.",
+    # configure_optimizer
+    "optimizer-groups": "Two groups, in this order: every nn.Linear weight that is not also an embedding's, with "
+                        "weight_decay; every other parameter, with weight_decay=0.0. Each parameter once.",
+    "decay-on-norms-biases": "Do not decay LayerNorm weights and biases or any bias: decay is for the weight "
+                             "matrices of nn.Linear layers only.",
+    "decay-on-embeddings": "Do not decay the embeddings: the token table (which the tied head shares) and the "
+                           "position table belong in the group without decay. Collect the nn.Embedding weights and "
+                           "leave them out of the decayed group.",
+    "optimizer-duplicate": "The tied head's weight IS the token embedding: one parameter, which must be in one group "
+                           "once (AdamW refuses a parameter in two groups). Walk model.parameters(), which yields it "
+                           "once.",
+    "optimizer-settings": "Return torch.optim.AdamW with lr as given and betas=(0.9, 0.95), the decayed group first "
+                          "with weight_decay, then the rest with weight_decay=0.0.",
+    # lr_at
+    "lr-values": "Warm-up: max_lr * (step + 1) / warmup for step < warmup; then min_lr + 0.5 * (1 + cos(pi * "
+                 "progress)) * (max_lr - min_lr) with progress = (step - warmup) / (total - warmup); min_lr from "
+                 "step total on. Return a Python float.",
+    "warmup-off-by-one": "The warm-up's first step already learns: max_lr * (step + 1) / warmup, so step 0 gives "
+                         "max_lr / warmup (not 0) and step warmup - 1 gives max_lr.",
+    "cosine-progress": "Measure the cosine's progress from the end of the warm-up: (step - warmup) / (total - "
+                       "warmup), so that it starts at max_lr right after the warm-up and ends at min_lr at total.",
+    "cosine-min-lr": "Decay to min_lr, not to 0: min_lr + 0.5 * (1 + cos(pi * progress)) * (max_lr - min_lr), and "
+                     "min_lr from step total on.",
+    "lr-shape": "After the warm-up the rate follows a cosine (0.5 * (1 + cos(pi * progress))), not a straight line.",
+    "lr-type": "Return a Python float (math.cos, not torch.cos of a tensor).",
+    # train_step
+    "train-step-values": "Set lr in every group, model.train(), logits = model(x)[0], mean cross-entropy over B*T, "
+                         "zero_grad, backward, clip_grad_norm_(model.parameters(), 1.0), step; return loss.item().",
+    "clip-after-step": "Clip the gradients between backward() and step(): clipping after the step changes nothing "
+                       "that step did, and clip at a global norm of 1.0.",
+    "lr-not-set": "Set the learning rate of EVERY parameter group before the step: for group in "
+                  "optimizer.param_groups: group['lr'] = lr.",
+    "no-zero-grad": "Call optimizer.zero_grad() at every step, before backward(): otherwise each step adds its "
+                    "gradient to all earlier ones.",
+    "no-train-mode": "Call model.train() before the forward pass: a model left in eval mode by an evaluation trains "
+                     "with dropout (and anything else that differs) switched off.",
+    "loss-not-float": "Return the loss as a Python float (loss.item()): a tensor keeps the whole graph of the step "
+                      "alive.",
+}
+
+
+# ---------------------------------------------------------------- checks
+
+CHECKS = (
+    Check("bpe_merges", "train_bpe", (
+        Expect("ties", "bpe-tie-rule", observed="on a text with equally frequent pairs, the merges differ"),
+        Expect("repeats", "bpe-merges", observed="on runs of one letter (aaaaaaa), the merges differ"),
+        Expect("words", "bpe-merges", observed="on a text of repeated words, the merges differ"),
+        Expect("unicode", "bpe-not-bytes", observed="on a text with accents and emoji, the merges differ"),
+        Expect("short", "bpe-no-pairs-left",
+               observed="on a text of two letters and a vocabulary of 300, the merges differ (one merge, then no "
+                        "pair is left)"),
+        Expect("no_merges", "bpe-merges", observed="with vocab_size 250 the merges are not []"),
+    ), clues=tuple(Clue(f"like_{slip}") for slip in ("tie_largest", "tie_first_seen", "count_without_overlap",
+                                                     "overlapping_merge", "one_merge_more", "characters")),
+        diagnoses=(
+        Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_largest")),
+        Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_first_seen")),
+        Diagnosis("bpe-overlap-count", wrong=("repeats", "like_count_without_overlap")),
+        Diagnosis("bpe-overlapping-merge", wrong=("repeats", "like_overlapping_merge")),
+        Diagnosis("bpe-merge-count", wrong=("words", "like_one_merge_more")),
+        Diagnosis("bpe-not-bytes", wrong=("unicode", "like_characters"), right=("words",)),
+        Diagnosis("bpe-no-pairs-left", wrong=("short",), right=("ties", "repeats", "words", "unicode")),
+    )),
+    Check("bpe_encode", "encode", (
+        Expect("training_text", "encode-values",
+               observed="the merges' own training text does not encode to training's sequence"),
+        Expect("new_text", "encode-values", observed="a text the merges were not trained on encodes to other ids"),
+        Expect("unicode", "encode-values", observed="a text with accents and emoji encodes to other ids"),
+        Expect("order", "encode-merge-order",
+               observed="with merges whose order matters (b c before a b), the ids differ"),
+        Expect("runs", "encode-values", observed="a run of one letter (aaaaa) encodes to other ids"),
+        Expect("empty", "encode-values", observed="'' does not encode to []"),
+    ), clues=(Clue("like_greedy_longest"), Clue("like_reversed"), Clue("like_overlapping_merge"),
+              Clue("like_characters")), diagnoses=(
+        Diagnosis("encode-merge-order", wrong=("order", "like_greedy_longest")),
+        Diagnosis("encode-merge-order", wrong=("order", "like_reversed")),
+        Diagnosis("bpe-overlapping-merge", wrong=("runs", "like_overlapping_merge")),
+        Diagnosis("bpe-not-bytes", wrong=("unicode", "like_characters"), right=("training_text",)),
+    )),
+    Check("bpe_decode", "decode", (
+        Expect("ascii", "decode-values", observed="ids of ASCII text do not decode to that text"),
+        Expect("accents", "decode-values", observed="ids of accented text do not decode to that text"),
+        Expect("emoji", "decode-values", observed="ids of text with emoji do not decode to that text"),
+        Expect("cjk", "decode-values", observed="ids of Chinese and Japanese text do not decode to that text"),
+        Expect("empty", "decode-values", observed="[] does not decode to ''"),
+        Expect("split_character", "decode-per-token",
+               observed="tokens that split a character's bytes between them do not decode to that character"),
+        Expect("invalid_bytes", "decode-errors",
+               observed="bytes that are not UTF-8 do not decode to U+FFFD (with the valid ones kept)"),
+    ), clues=(Clue("like_per_token"), Clue("like_latin_1"), Clue("strict_error")), diagnoses=(
+        Diagnosis("decode-per-token", wrong=("accents", "like_per_token")),
+        Diagnosis("decode-per-token", wrong=("split_character", "like_per_token")),
+        Diagnosis("decode-not-utf8", wrong=("accents", "like_latin_1")),
+        Diagnosis("decode-errors", wrong=("invalid_bytes", "strict_error"), right=("ascii", "accents", "emoji")),
+    )),
+    Check("rope_values", "apply_rope", (
+        Expect("from_zero", "rope-values", atol=1e-5,
+               observed="at positions 0 to 4, the rotated values differ"),
+        Expect("late", "rope-values", atol=1e-4, observed="at positions 40 to 44, the rotated values differ"),
+        Expect("odd_positions", "rope-values", atol=1e-5,
+               observed="at positions that skip and repeat (0, 3, 3, 10, 2), the rotated values differ"),
+        Expect("wide", "rope-values", atol=1e-5, observed="with d = 16, the rotated values differ"),
+        Expect("base_100", "rope-values", atol=1e-4, observed="with base = 100, the rotated values differ"),
+        Expect("two_dimensional", "rope-values", atol=1e-5,
+               observed="for an input of shape (T, d), the rotated values differ"),
+        Expect("float64", "rope-values", atol=1e-4, observed="for float64 input, the rotated values differ"),
+        Expect("dtype_kept", "rope-dtype"),
+        Expect("x_unchanged", "modifies-argument"),
+    ), clues=tuple(Clue(f"like_{slip}") for slip in ("halves", "exponent", "direction", "integer_angles")),
+        diagnoses=(
+        Diagnosis("rope-halves", wrong=("late", "like_halves")),
+        Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent")),
+        Diagnosis("rope-direction", wrong=("late", "like_direction")),
+        Diagnosis("rope-integer-angles", wrong=("late", "like_integer_angles")),
+    )),
+    Check("rope_relative", "apply_rope", (
+        Expect("norms_kept", "rope-not-relative", observed="the rotation changes the vectors' lengths"),
+        Expect("offset_free", "rope-not-relative",
+               observed="moving queries and keys by the same offset changes their scores"),
+        Expect("keys_moved_change", "rope-not-relative",
+               observed="moving the keys alone leaves the scores as they were: the positions change nothing"),
+        Expect("position_0_identity", "rope-values", observed="position 0 changes the vector"),
+    )),
+    Check("attention_cache", "CausalSelfAttention", (
+        Expect("full", "attention-values",
+               observed="inside the grader's GPT, the logits of a whole sequence at once differ"),
+        Expect("stepwise", "attention-values", atol=1e-4,
+               observed="token by token with the cache, the logits do not equal those of the whole sequence at once"),
+        Expect("chunked", "attention-values", atol=1e-4,
+               observed="three tokens, then four at once with their cache, do not give the logits of the whole "
+                      "sequence"),
+        Expect("cache_lengths", "cache-not-appended",
+               observed="the cache does not grow by one position per token"),
+        Expect("cached_keys", "attention-values", atol=1e-4,
+               observed="the cached keys are not the rotated keys of every position so far, in order"),
+        Expect("no_rope_full", "attention-values", observed="without RoPE, the logits of a whole sequence differ"),
+        Expect("no_rope_stepwise", "attention-values", atol=1e-4,
+               observed="without RoPE, the cached logits do not equal those of the whole sequence"),
+        Expect("causal", "attention-not-causal"),
+    ), clues=tuple(Clue(f"like_{slip}") for slip in ("no_offset", "prepended", "no_scale", "scale_d_model",
+                                                     "rope_on_values", "heads_split", "cache_not_appended")),
+        diagnoses=(
+        Diagnosis("cache-mask-offset", wrong=("stepwise", "like_no_offset"), right=("full",)),
+        Diagnosis("cache-order", wrong=("chunked", "like_prepended"), right=("full",)),
+        Diagnosis("cache-not-appended", wrong=("cache_lengths", "like_cache_not_appended"), right=("full",)),
+        Diagnosis("attention-scale", wrong=("full", "like_no_scale")),
+        Diagnosis("attention-scale", wrong=("full", "like_scale_d_model")),
+        Diagnosis("rope-on-values", wrong=("full", "like_rope_on_values"), right=("no_rope_full",)),
+        Diagnosis("attention-head-split", wrong=("full", "like_heads_split")),
+    )),
+    Check("initial_loss", "init_weights", (
+        Expect("loss_near_ln_v", "init-values",
+               observed="after init_weights, the grader's GPT's loss on random tokens is not within 0.1 of ln 512"),
+        Expect("linear_std", "init-linear"),
+        Expect("embedding_std", "init-embedding"),
+        Expect("biases_zero", "init-bias"),
+        Expect("layernorm", "init-layernorm"),
+        Expect("other_modules_kept", "init-other-modules"),
+    ), diagnoses=(
+        Diagnosis("init-embedding", wrong=("loss_near_ln_v", "embedding_std"), right=("linear_std",)),
+    )),
+    Check("generate", "generate", (
+        Expect("full_ids", "generate-values", observed="without the cache, the ids differ from greedy decoding's"),
+        Expect("full_logits", "generate-logits", atol=1e-4,
+               observed="without the cache, the logits returned differ from the last position's at each step"),
+        Expect("full_dtype", "generate-values", observed="the ids are not int64"),
+        Expect("cached_ids", "generate-values", observed="with the cache, the ids differ from greedy decoding's"),
+        Expect("cached_logits", "generate-logits", atol=1e-4,
+               observed="with the cache, the logits returned differ from the full recomputation's"),
+        Expect("cached_calls", "generate-cache-unused",
+               observed="with the cache, the model is not run on the prompt and then on one new id per step with "
+                        "the caches"),
+        Expect("full_calls", "generate-values",
+               observed="without the cache, the model is not run on all the ids so far at each step"),
+        Expect("full_no_grad", "generate-grad"),
+        Expect("cached_no_grad", "generate-grad"),
+    ), clues=(Clue("like_full_probabilities"), Clue("like_cached_probabilities"), Clue("like_full_first_position"),
+              Clue("like_cached_first_position")), diagnoses=(
+        Diagnosis("generate-logits", wrong=("full_logits", "like_full_probabilities"), right=("full_ids",)),
+        Diagnosis("generate-logits", wrong=("cached_logits", "like_cached_probabilities"), right=("cached_ids",)),
+        Diagnosis("generate-cache-unused", wrong=("cached_calls",), right=("cached_ids", "cached_logits")),
+        Diagnosis("generate-cache-refeed", wrong=("cached_calls", "cached_logits"), right=("full_ids", "full_logits")),
+    )),
+    Check("optimizer_groups", "configure_optimizer", (
+        Expect("type", "optimizer-settings", observed="the optimizer is not torch.optim.AdamW (or it raised)"),
+        Expect("group_count", "optimizer-groups", observed="there are not exactly two parameter groups"),
+        Expect("decayed", "optimizer-groups",
+               observed="the first group is not exactly the weights of the nn.Linear layers that are not embeddings"),
+        Expect("not_decayed", "optimizer-groups",
+               observed="the second group is not exactly the biases, LayerNorm parameters and embeddings"),
+        Expect("weight_decays", "optimizer-settings"),
+        Expect("lr", "optimizer-settings"),
+        Expect("betas", "optimizer-settings"),
+        Expect("each_once", "optimizer-groups",
+               observed="some parameter is in no group, or in one twice"),
+    ), clues=(Clue("decays_layernorm"), Clue("decays_biases"), Clue("decays_embeddings"), Clue("duplicate_error")),
+        diagnoses=(
+        Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_layernorm")),
+        Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_biases")),
+        Diagnosis("decay-on-embeddings", wrong=("decayed", "decays_embeddings"), right=("decays_layernorm",
+                                                                                       "decays_biases")),
+        Diagnosis("optimizer-duplicate", wrong=("type", "duplicate_error")),
+    )),
+    Check("lr_schedule", "lr_at", (
+        Expect("warmup_10", "lr-values", atol=1e-9,
+               observed="with 10 warm-up steps of 100 (max 1, min 0.1), the rates differ"),
+        Expect("no_warmup", "lr-values", atol=1e-9, observed="with no warm-up, the rates differ"),
+        Expect("warmup_1", "lr-values", atol=1e-9, observed="with one warm-up step, the rates differ"),
+        Expect("flat", "lr-values", atol=1e-9, observed="with max_lr = min_lr, the rates are not constant"),
+        Expect("floats", "lr-type"),
+    ), clues=tuple(Clue(f"like_{slip}") for slip in ("warmup_from_zero", "progress_over_total", "no_floor",
+                                                     "linear_decay")), diagnoses=(
+        Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_from_zero")),
+        Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_over_total")),
+        Diagnosis("cosine-min-lr", wrong=("warmup_10", "like_no_floor")),
+        Diagnosis("lr-shape", wrong=("warmup_10", "like_linear_decay")),
+    )),
+    Check("train_step", "train_step", (
+        Expect("losses", "train-step-values", atol=1e-5,
+               observed="the losses returned are not the mean cross-entropy of each batch before its step"),
+        Expect("loss_types", "loss-not-float"),
+        Expect("step_rates", "lr-not-set", atol=1e-12),
+        Expect("clipped", "clip-after-step"),
+        Expect("step_gradients", "train-step-values", atol=1e-5,
+               observed="the gradients when the optimizer stepped are not this batch's, clipped to a norm of 1.0"),
+        Expect("train_mode", "no-train-mode"),
+        Expect("parameters", "train-step-values", atol=1e-5,
+               observed="after three steps, the parameters differ"),
+        Expect("overfits_one_batch", "train-step-values",
+               observed="150 steps on one batch of a small GPT do not bring its loss below 0.1"),
+    ), clues=(Clue("like_unclipped"), Clue("like_accumulated")), diagnoses=(
+        Diagnosis("no-zero-grad", wrong=("step_gradients", "like_accumulated")),
+        Diagnosis("clip-after-step", wrong=("step_gradients", "like_unclipped")),
+    )),
+)

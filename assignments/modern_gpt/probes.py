@@ -1,0 +1,756 @@
+"""Hidden probes of A Small GPT, Trained Well: instructor-only, never released.
+
+A probe builds one of the student's pieces from the notebook's namespace, runs
+it on the grader's own inputs at fixed seeds, on the CPU, and returns plain
+data: a dict of numpy arrays. The judge compares it with the instructor's
+(reference.npz) in a process where no student code ran.
+
+Pieces built from other pieces are probed with the grader's own versions of
+the others: encode and decode with the grader's merges, the attention inside
+the grader's own GPT, init_weights on the grader's GPT, generate with the
+grader's model, train_step with the grader's model and optimizer. A caught
+error becomes an output, so that the other outputs still tell what went wrong;
+`like_*` outputs are clues: trusted re-computations of a usual mistake, which
+name it when the student's output equals one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from course.probe_tools import (caught, clue, error_output, fill_parameters, generator, like, randn, registry,
+                                replaced, require, stand_in_registry, to_array)
+
+PROBES, probe = registry()  # check id -> probe; the grader runs them all (course.probe_runner.run_probes)
+STAND_INS, stand_in = stand_in_registry()  # stand-in class name -> how a message names it
+
+
+def codes(values) -> np.ndarray:
+    """A list of ints (ids, merges) as an int64 array; text as its code points (compared exactly)."""
+    if isinstance(values, str):
+        return np.array([ord(ch) for ch in values], dtype=np.int64)
+    return np.asarray(values, dtype=np.int64).reshape(len(values), -1) if len(values) else np.zeros((0, 2), np.int64)
+
+
+def ids_array(ids) -> np.ndarray:
+    return np.asarray([int(i) for i in ids], dtype=np.int64)
+
+
+def flag(compute) -> np.ndarray:
+    """bool(compute()) as an array; False when it raises (the graded outputs show the error)."""
+    try:
+        return np.array(bool(compute()))
+    except Exception:
+        return np.array(False)
+
+
+# ---------------------------------------------------------------- Part 1: BPE, the grader's own and its usual slips
+
+
+def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overlapping: bool = False) -> list[int]:
+    """Left to right, without overlap; with `overlapping`, the slip that moves on by one id after a merge, so that
+    the pair's second id is read again (a a a becomes new new a; a a b becomes new a b)."""
+    merged, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            merged.append(new_id)
+            i += 1 if overlapping else 2
+        else:
+            merged.append(ids[i])
+            i += 1
+    return merged
+
+
+def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[int, int]]:
+    """The merges, or those of a slip: "tie_largest" (ties to the larger pair), "tie_first_seen" (ties to the pair
+    seen first, as Counter.most_common gives), "count_without_overlap" (a a a counts (a, a) once),
+    "overlapping_merge", "one_merge_more" (vocab_size - 255 merges), "characters" (code points, not UTF-8 bytes)."""
+    ids = [ord(ch) for ch in text] if slip == "characters" else list(text.encode("utf-8"))
+    merges = []
+    for new_id in range(256, vocab_size + (slip == "one_merge_more")):
+        if slip == "count_without_overlap":
+            counts, i = Counter(), 0
+            while i + 1 < len(ids):
+                counts[ids[i], ids[i + 1]] += 1
+                i += 2 if i + 2 < len(ids) and ids[i] == ids[i + 1] == ids[i + 2] else 1
+        else:
+            counts = Counter(zip(ids, ids[1:]))
+        if not counts:
+            break
+        if slip == "tie_largest":
+            pair = max(counts, key=lambda p: (counts[p], p))
+        elif slip == "tie_first_seen":
+            pair = counts.most_common(1)[0][0]
+        else:
+            pair = min(counts, key=lambda p: (-counts[p], p))
+        ids = trusted_merge_pair(ids, pair, new_id, overlapping=slip == "overlapping_merge")
+        merges.append(pair)
+    return merges
+
+
+def trusted_encode(text: str, merges, slip: str = "") -> list[int]:
+    """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "characters"."""
+    ids = [ord(ch) for ch in text] if slip == "characters" else list(text.encode("utf-8"))
+    order = list(enumerate(merges))
+    for i, pair in reversed(order) if slip == "reversed" else order:
+        ids = trusted_merge_pair(ids, tuple(pair), 256 + i, overlapping=slip == "overlapping_merge")
+    return ids
+
+
+def vocabulary(merges) -> dict[int, bytes]:
+    vocab = {i: bytes([i]) for i in range(256)}
+    for i, (a, b) in enumerate(merges):
+        vocab[256 + i] = vocab[a] + vocab[b]
+    return vocab
+
+
+def greedy_longest(text: str, merges) -> list[int]:
+    """The slip of encoding by the longest token that matches at each position (not the merges in order)."""
+    vocab = vocabulary(merges)
+    by_bytes = {token: i for i, token in sorted(vocab.items(), reverse=True)}  # the first-learned id of equal tokens
+    data, ids, i = text.encode("utf-8"), [], 0
+    longest = max(len(t) for t in by_bytes)
+    while i < len(data):
+        for size in range(min(longest, len(data) - i), 0, -1):
+            if data[i:i + size] in by_bytes:
+                ids.append(by_bytes[data[i:i + size]])
+                i += size
+                break
+    return ids
+
+
+def trusted_decode(ids, merges, slip: str = "") -> str:
+    """The text, or that of a slip: "per_token" (each token decoded alone, errors replaced), "latin_1"."""
+    vocab = vocabulary(merges)
+    if slip == "per_token":
+        return "".join(vocab[int(i)].decode("utf-8", errors="replace") for i in ids)
+    joined = b"".join(vocab[int(i)] for i in ids)
+    return joined.decode("latin-1") if slip == "latin_1" else joined.decode("utf-8", errors="replace")
+
+
+def _alphabet_text(seed: int, length: int, alphabet: str) -> str:
+    """A seeded text over `alphabet` with repeated words, so that pairs have varied counts."""
+    words = ["".join(alphabet[int(j)] for j in torch.randint(0, len(alphabet), (int(n),), generator=generator(seed + k)))
+             for k, n in enumerate(torch.randint(2, 6, (12,), generator=generator(seed)))]
+    picks = torch.randint(0, len(words), (length,), generator=generator(seed + 99))
+    return " ".join(words[int(i)] for i in picks)
+
+
+BPE_TEXTS = {  # name -> (text, vocab_size)
+    "ties": ("abcabdabcabeacbd", 262),
+    "repeats": ("aaaaaaa bbbbb aaaa", 264),
+    "words": (_alphabet_text(1, 60, "abcdeno"), 300),
+    "unicode": ("naïve café, déjà vu: 🙂🙂 naïve café 🙂 漢字漢字", 280),
+    "short": ("ab", 300),
+    "no_merges": ("hello", 250),
+}
+BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "overlapping_merge", "one_merge_more",
+             "characters")
+
+
+@probe("bpe_merges")
+def probe_bpe_merges(ns):
+    """The merges of texts with ties, runs of one letter, repeated words, accented letters and emoji, a text too
+    short for all its merges and a vocabulary of fewer than 256; clues: whether the merges are those of each usual
+    slip (BPE_SLIPS)."""
+    train_bpe = require(ns, "train_bpe")
+    out = {name: caught(lambda text=text, size=size: codes([tuple(int(v) for v in pair) for pair in
+                                                           train_bpe(text, size)]))
+           for name, (text, size) in BPE_TEXTS.items()}
+    for slip in BPE_SLIPS:
+        out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
+            out[name].shape == codes(trusted_train_bpe(text, size, slip)).shape
+            and np.array_equal(out[name], codes(trusted_train_bpe(text, size, slip)))
+            and trusted_train_bpe(text, size, slip) != trusted_train_bpe(text, size)
+            for name, (text, size) in BPE_TEXTS.items())))
+    return out
+
+
+ENCODE_MERGES = trusted_train_bpe(_alphabet_text(2, 80, "abcdent"), 320)
+ORDER_MERGES = [(ord("b"), ord("c")), (ord("a"), ord("b")), (256, ord("d")), (ord("a"), 256)]
+ENCODE_TEXTS = {
+    "training_text": (_alphabet_text(2, 80, "abcdent"), ENCODE_MERGES),
+    "new_text": ("tenant decadent cab tent, abbed", ENCODE_MERGES),
+    "unicode": ("naïve — déjà 🙂 vu", trusted_train_bpe("naïve déjà 🙂🙂 naïve", 270)),
+    "order": ("abcd abc bcd", ORDER_MERGES),
+    "runs": ("aaaaa", [(97, 97), (256, 97)]),
+    "empty": ("", ENCODE_MERGES),
+}
+
+
+@probe("bpe_encode")
+def probe_bpe_encode(ns):
+    """encode, with the grader's merges (and merge_pair), of the merges' own training text, of other texts, of accents and emoji,
+    of a text whose merges must apply in order, of a run of one letter, and of ''; clues: whether the ids are those
+    of the longest match at each position, of the merges applied last first, of overlapping merges, or of code
+    points."""
+    encode = require(ns, "encode")
+    with replaced(ns, merge_pair=trusted_merge_pair):  # the grader's: a slip in merge_pair costs train_bpe's points
+        out = {name: caught(lambda text=text, merges=merges: ids_array(encode(text, list(merges))))
+               for name, (text, merges) in ENCODE_TEXTS.items()}
+
+    def like_slip(slip_ids) -> np.ndarray:
+        return np.array(any(out[name].shape == ids_array(slip_ids(text, merges)).shape
+                            and np.array_equal(out[name], ids_array(slip_ids(text, merges)))
+                            and slip_ids(text, merges) != trusted_encode(text, merges)
+                            for name, (text, merges) in ENCODE_TEXTS.items()))
+
+    out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
+    for slip in ("reversed", "overlapping_merge", "characters"):
+        out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(lambda t, m: trusted_encode(t, m, slip)))
+    return out
+
+
+DECODE_MERGES = trusted_train_bpe("é" * 5 + "🙂" * 4 + "ab" * 3, 262)  # tokens that end inside a character
+DECODE_IDS = {
+    "ascii": trusted_encode("To be, or not to be:\nthat is the question.", ENCODE_MERGES),
+    "accents": trusted_encode("Ophélie, où est-il? déjà vu", DECODE_MERGES),
+    "emoji": trusted_encode("🙂🙂🙂 ab 🙂", DECODE_MERGES),
+    "cjk": trusted_encode("漢字とかな", DECODE_MERGES),
+    "empty": [],
+    "split_character": [256, 0xA9, 256, 0xA9, ord("b")],  # a + é's first byte, then é's second: "aéaéb"
+    "invalid_bytes": [0xFF, ord("a"), 0xC3],
+}
+DECODE_MERGES_OF = {"ascii": ENCODE_MERGES, "split_character": [(ord("a"), 0xC3)]}
+
+
+@probe("bpe_decode")
+def probe_bpe_decode(ns):
+    """decode, with the grader's merges, of ids of ASCII, accented, emoji and CJK text and of []; of tokens that
+    split a character's bytes between them; of bytes that are not UTF-8 (each as code points); clues: whether the
+    text is that of decoding token by token, or of Latin-1."""
+    decode = require(ns, "decode")
+    merges = {name: list(DECODE_MERGES_OF.get(name, DECODE_MERGES)) for name in DECODE_IDS}
+    out = {name: caught(lambda name=name, ids=ids: codes(decode(list(ids), merges[name])))
+           for name, ids in DECODE_IDS.items()}
+
+    def like_slip(slip: str) -> np.ndarray:
+        return np.array(any(out[name].shape == codes(trusted_decode(ids, merges[name], slip)).shape
+                            and np.array_equal(out[name], codes(trusted_decode(ids, merges[name], slip)))
+                            and trusted_decode(ids, merges[name], slip) != trusted_decode(ids, merges[name])
+                            for name, ids in DECODE_IDS.items()))
+
+    out["like_per_token"] = clue(lambda: like_slip("per_token"))
+    out["like_latin_1"] = clue(lambda: like_slip("latin_1"))
+    out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in out
+                                       if out[name].dtype.kind in "US"))
+    return out
+
+
+# ---------------------------------------------------------------- Part 2: RoPE
+
+
+def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0, slip: str = "") -> torch.Tensor:
+    """RoPE with interleaved pairs, or a slip: "halves" (pair i with i + d/2), "exponent" (base ** (-i / d) for
+    pair i), "direction" (each pair turned the other way), "integer_angles" (angles truncated to integers)."""
+    d = x.shape[-1]
+    index = torch.arange(d // 2, dtype=torch.float64)
+    theta = base ** (-(index if slip == "exponent" else 2 * index) / d)
+    angles = positions.to(torch.float64)[:, None] * theta[None, :]
+    if slip == "integer_angles":
+        angles = angles.trunc()
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    if slip == "direction":
+        sin = -sin
+    if slip == "halves":
+        first, second = x[..., : d // 2], x[..., d // 2:]
+        return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
+
+
+ROPE_SLIPS = ("halves", "exponent", "direction", "integer_angles")
+
+
+@probe("rope_values")
+def probe_rope_values(ns):
+    """apply_rope of (B, H, T, d) inputs at positions 0.. and at positions that start late, skip and repeat, with
+    d = 8 and 16, the default base and base 100, in float64 (dtype kept), and of a (T, d) input; whether x was left
+    as it was; clues: whether the values are those of halves pairing, of the exponent -i/d, of turning the other
+    way, or of integer angles."""
+    apply_rope = require(ns, "apply_rope")
+    x, wide = randn(10, 2, 3, 5, 8), randn(11, 1, 2, 4, 16)
+    late, odd_positions = torch.arange(40, 45), torch.tensor([0, 3, 3, 10, 2])
+    kept = x.clone()
+    cases = {"from_zero": (x, torch.arange(5), {}), "late": (x, late, {}), "odd_positions": (x, odd_positions, {}),
+             "wide": (wide, torch.arange(4), {}), "base_100": (x, late, {"base": 100.0}),
+             "two_dimensional": (x[0, 0], torch.arange(5), {})}
+    out = {name: caught(lambda x=x, p=p, kw=kw: apply_rope(x.clone(), p.clone(), **kw)) for name, (x, p, kw) in cases.items()}
+    try:
+        double = apply_rope(x.double(), late)
+        out["float64"], out["dtype_kept"] = to_array(double), np.array(getattr(double, "dtype", None) == torch.float64)
+    except Exception as error:
+        out["float64"], out["dtype_kept"] = error_output(error), np.array(False)
+    try:
+        apply_rope(x, late)
+    except Exception:
+        pass
+    out["x_unchanged"] = np.array(bool(torch.equal(x, kept)))
+    for slip in ROPE_SLIPS:
+        out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
+            bool(like(out[name], trusted_rope(xs, p, slip=slip, **kw), atol=1e-5))
+            for name, (xs, p, kw) in cases.items() if name != "from_zero" or slip != "integer_angles")))
+    return out
+
+
+@probe("rope_relative")
+def probe_rope_relative(ns):
+    """What makes RoPE a relative encoding, measured on the student's apply_rope: every row's norm kept; the scores
+    of queries at m and keys at n unchanged when both move by the same offset (12 pairs, three offsets); the scores
+    changing when only the keys move; position 0 leaving a vector as it is."""
+    apply_rope = require(ns, "apply_rope")
+    q, k = randn(20, 2, 6, 8), randn(21, 2, 6, 8)
+    positions = torch.tensor([0, 1, 4, 9, 10, 25])
+
+    def scores(shift: int, key_shift: int = 0) -> torch.Tensor:
+        return apply_rope(q, positions + shift) @ apply_rope(k, positions + shift + key_shift).transpose(-2, -1)
+
+    base = scores(0)
+    out = {"norms_kept": flag(lambda: torch.allclose(apply_rope(q, positions).norm(dim=-1), q.norm(dim=-1), atol=1e-4)),
+           "offset_free": flag(lambda: all(torch.allclose(scores(s), base, atol=1e-3) for s in (1, 17, 300))),
+           "keys_moved_change": flag(lambda: not torch.allclose(scores(0, key_shift=3), base, atol=1e-3)),
+           "position_0_identity": flag(lambda: torch.allclose(apply_rope(q, torch.zeros(6, dtype=torch.long)), q))}
+    return out
+
+
+# ---------------------------------------------------------------- Part 3: the grader's GPT around the student's attention
+
+
+class GraderBlock(nn.Module):
+    """The notebook's pre-norm Block, with the attention class it is given."""
+
+    def __init__(self, attention_class, d_model: int, n_heads: int, rope: bool):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.attn = attention_class(d_model, n_heads, rope)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
+
+    def forward(self, x, positions, cache=None):
+        attended, cache = self.attn(self.ln1(x), positions, cache)
+        x = x + attended
+        return x + self.mlp(self.ln2(x)), cache
+
+
+@stand_in("model")
+class GraderGPT(nn.Module):
+    """The notebook's GPT (RoPE, pre-norm, tied head), with the attention class it is given; parameters are set
+    by name (fill_parameters), not by init_weights. It records each forward's input length, whether it was given
+    caches, and whether gradients were on."""
+
+    def __init__(self, attention_class, vocab_size: int = 23, d_model: int = 16, n_heads: int = 4,
+                 n_layers: int = 2, rope: bool = True, seed: int = 70):
+        super().__init__()
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList(GraderBlock(attention_class, d_model, n_heads, rope) for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        self.head.weight = self.tok_emb.weight
+        self.max_len = 10_000
+        self.calls: list[tuple[int, bool, bool]] = []
+        fill_parameters(self, seed)
+
+    def forward(self, idx, caches=None):
+        self.calls.append((int(idx.shape[1]), caches is not None, torch.is_grad_enabled()))
+        past = 0 if caches is None else caches[0][0].shape[2]
+        positions = torch.arange(past, past + idx.shape[1])
+        x, new = self.tok_emb(idx), []
+        for i, block in enumerate(self.blocks):
+            x, cache = block(x, positions, None if caches is None else caches[i])
+            new.append(cache)
+        return self.head(self.ln_f(x)), new
+
+
+class TrustedAttention(nn.Module):
+    """The attention of the notebook's solution, or one of its usual slips (`slip`, a class attribute set by
+    `slipped`): "no_offset" (the causal mask ignores the cache: tril(0)), "prepended" (new keys before the cached
+    ones), "no_scale", "scale_d_model" (scores / sqrt(d_model)), "rope_on_values", "heads_split" (heads split by
+    view(B, n_heads, T, d_head)), "cache_not_appended" (the cache returned as it came)."""
+
+    slip = ""
+
+    def __init__(self, d_model: int, n_heads: int, rope: bool = True):
+        super().__init__()
+        self.n_heads, self.rope = n_heads, rope
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+
+    def forward(self, x, positions, cache=None):
+        B, T, d_model = x.shape
+        d_head = d_model // self.n_heads
+        if self.slip == "heads_split":
+            q, k, v = (t.reshape(B, self.n_heads, T, d_head) for t in self.qkv(x).split(d_model, dim=-1))
+        else:
+            q, k, v = (t.view(B, T, self.n_heads, d_head).transpose(1, 2) for t in self.qkv(x).split(d_model, dim=-1))
+        if self.rope:
+            q, k = trusted_rope(q, positions), trusted_rope(k, positions)
+            if self.slip == "rope_on_values":
+                v = trusted_rope(v, positions)
+        new_k, new_v = k, v
+        if cache is not None:
+            first, second = ((k, cache[0]), (v, cache[1])) if self.slip == "prepended" else ((cache[0], k), (cache[1], v))
+            k, v = torch.cat(first, dim=2), torch.cat(second, dim=2)
+        past = k.shape[2] - T
+        scale = {"no_scale": 1.0, "scale_d_model": math.sqrt(d_model)}.get(self.slip, math.sqrt(d_head))
+        scores = q @ k.transpose(-2, -1) / scale
+        allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=0 if self.slip == "no_offset" else past)
+        weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
+        y = (weights @ v).transpose(1, 2).reshape(B, T, d_model)
+        returned = cache if self.slip == "cache_not_appended" and cache is not None else (k, v)
+        if self.slip == "cache_not_appended" and cache is None:
+            returned = (new_k, new_v)
+        return self.proj(y), returned
+
+
+def slipped(slip: str):
+    """TrustedAttention with `slip`."""
+    return type(f"Slipped{slip.title()}", (TrustedAttention,), {"slip": slip})
+
+
+ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "rope_on_values", "heads_split",
+                   "cache_not_appended")
+PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
+
+
+def _attention_runs(attention_class, rope: bool = True) -> dict[str, np.ndarray]:
+    """The grader's GPT around `attention_class`: logits of the whole sequence at once; token by token with the
+    cache; three tokens, then four at once with their cache; the cache's length after each token; the first
+    layer's cached keys."""
+    model = GraderGPT(attention_class, rope=rope).eval()
+    out = {}
+    with torch.no_grad():
+        out["full"] = caught(lambda: model(PROMPT)[0])
+
+        def stepwise():
+            logits, caches, lengths = [], None, []
+            for t in range(PROMPT.shape[1]):
+                step_logits, caches = model(PROMPT[:, t:t + 1], caches)
+                logits.append(step_logits)
+                lengths.append(int(caches[0][0].shape[2]))
+            out["cache_lengths"] = ids_array(lengths)
+            out["cached_keys"] = to_array(caches[0][0])
+            return torch.cat(logits, dim=1)
+
+        out["stepwise"] = caught(stepwise)
+
+        def chunked():
+            first, caches = model(PROMPT[:, :3])
+            return torch.cat([first, model(PROMPT[:, 3:], caches)[0]], dim=1)
+
+        out["chunked"] = caught(chunked)
+    return out
+
+
+@probe("attention_cache")
+def probe_attention_cache(ns):
+    """The student's CausalSelfAttention inside the grader's GPT (parameters set by name, the grader's apply_rope),
+    with RoPE and without:
+    the logits of a sequence at once, token by token with the cache (the cached logits must equal the full
+    recomputation), three tokens and then four with their cache; the cache's length after each token; the cached
+    keys (rotated); whether outputs at earlier positions ignore later tokens; clues: whether the logits are those
+    of a usual slip (ATTENTION_SLIPS)."""
+    attention_class = require(ns, "CausalSelfAttention")
+    with replaced(ns, apply_rope=trusted_rope):  # the grader's: a slip in apply_rope costs its own checks' points
+        out = _attention_runs(attention_class)
+        out |= {f"no_rope_{key}": value for key, value in _attention_runs(attention_class, rope=False).items()
+                if key in ("full", "stepwise")}
+        model = GraderGPT(attention_class).eval()
+        changed = PROMPT.clone()
+        changed[:, 5:] = (changed[:, 5:] + 1) % 23
+        with torch.no_grad():
+            out["causal"] = flag(lambda: torch.allclose(model(changed)[0][:, :5], model(PROMPT)[0][:, :5], atol=1e-5))
+    for slip in ATTENTION_SLIPS:
+        def compare(slip=slip):
+            runs = _attention_runs(slipped(slip))
+            return np.array(any(bool(like(out[key], torch.as_tensor(runs[key]), atol=1e-4))
+                                and not np.allclose(runs[key], _attention_runs(TrustedAttention)[key], atol=1e-4)
+                                for key in ("full", "stepwise", "chunked")
+                                if runs[key].dtype.kind == "f"))
+        out[f"like_{slip}"] = clue(compare)
+    return out
+
+
+INIT_VOCAB = 512
+
+
+@probe("initial_loss")
+def probe_initial_loss(ns):
+    """The grader's GPT (vocabulary 512, d_model 64, with learned positions) after model.apply(init_weights): whether
+    the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear and Embedding weights have a
+    standard deviation near 0.02, whether every Linear bias is 0 and every LayerNorm 1 and 0, and whether a module
+    of another kind kept its parameter."""
+    init_weights = require(ns, "init_weights")
+    results = {"loss_near_ln_v": [], "linear_std": [], "embedding_std": [], "biases_zero": [], "layernorm": []}
+    for seed in (0, 1, 2):
+        torch.manual_seed(seed)
+        model = GraderGPT(TrustedAttention, vocab_size=INIT_VOCAB, d_model=64, n_heads=4, n_layers=2)
+        model.pos_emb = nn.Embedding(128, 64)
+        model.extra = nn.Module()
+        model.extra.register_parameter("scale", nn.Parameter(torch.full((3,), 7.0)))
+        for module in model.modules():  # PyTorch's own initialisation, as a new model has it
+            if hasattr(module, "reset_parameters"):
+                module.reset_parameters()
+        model.apply(init_weights)
+        linears = [m for m in model.modules() if isinstance(m, nn.Linear) and m is not model.head]
+        results["linear_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in linears))
+        results["embedding_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004
+                                            for m in model.modules() if isinstance(m, nn.Embedding)))
+        results["biases_zero"].append(all(torch.all(m.bias == 0).item() for m in linears if m.bias is not None))
+        results["layernorm"].append(all(torch.all(m.weight == 1).item() and torch.all(m.bias == 0).item()
+                                        for m in model.modules() if isinstance(m, nn.LayerNorm)))
+        tokens = torch.randint(0, INIT_VOCAB, (8, 64), generator=generator(90 + seed))
+        with torch.no_grad():
+            loss = F.cross_entropy(model(tokens)[0].reshape(-1, INIT_VOCAB), tokens.roll(-1, dims=1).reshape(-1))
+        results["loss_near_ln_v"].append(abs(loss.item() - math.log(INIT_VOCAB)) < 0.1)
+        other_kept = torch.equal(model.extra.scale, torch.full((3,), 7.0))
+    return {key: np.array(all(values)) for key, values in results.items()} | {"other_modules_kept": np.array(other_kept)}
+
+
+GENERATE_PROMPT = torch.randint(0, 23, (2, 4), generator=generator(81))
+NEW_TOKENS = 6
+
+
+@probe("generate")
+def probe_generate(ns):
+    """The student's generate with the grader's GPT (its own attention), with the cache and without: the ids, the
+    logits each new id was chosen from, the dtype of the ids; each forward's input length and whether it was
+    given caches; whether gradients were off in every forward; clues: whether the logits are the probabilities,
+    or the logits of the first position."""
+    generate = require(ns, "generate")
+    out = {}
+    for use_cache in (False, True):
+        mode = "cached" if use_cache else "full"
+        model = GraderGPT(TrustedAttention, seed=71).eval()
+        try:
+            ids, logits = generate(model, GENERATE_PROMPT.clone(), NEW_TOKENS, use_cache=use_cache)
+            out[f"{mode}_ids"], out[f"{mode}_logits"] = to_array(ids), to_array(logits)
+            out[f"{mode}_dtype"] = np.array(str(getattr(ids, "dtype", type(ids).__name__)))
+        except Exception as error:
+            out[f"{mode}_ids"] = error_output(error)
+        out[f"{mode}_calls"] = np.array([[length, given] for length, given, _ in model.calls], dtype=np.int64)
+        out[f"{mode}_no_grad"] = np.array(not any(grad for _, _, grad in model.calls))
+    model = GraderGPT(TrustedAttention, seed=71).eval()
+    with torch.no_grad():
+        reference_logits = []
+        ids = GENERATE_PROMPT.clone()
+        for _ in range(NEW_TOKENS):
+            logits = model(ids)[0]
+            reference_logits.append(logits)
+            ids = torch.cat([ids, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    last = torch.stack([logits[:, -1] for logits in reference_logits], dim=1)
+    first = torch.stack([logits[:, 0] for logits in reference_logits], dim=1)
+    for mode in ("full", "cached"):
+        if f"{mode}_logits" in out:
+            out[f"like_{mode}_probabilities"] = clue(lambda mode=mode: like(out[f"{mode}_logits"], last.softmax(-1)))
+            out[f"like_{mode}_first_position"] = clue(lambda mode=mode: like(out[f"{mode}_logits"], first))
+    return out
+
+
+# ---------------------------------------------------------------- Part 4: the recipe
+
+
+@stand_in("model")
+class RecipeModel(nn.Module):
+    """A model with every kind of parameter the optimizer's groups separate: a tied token embedding, a learned
+    position table, Linear layers with and without bias, LayerNorms, and a Linear whose bias is off."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok_emb = nn.Embedding(11, 6)
+        self.pos_emb = nn.Embedding(8, 6)
+        self.ln = nn.LayerNorm(6)
+        self.mix = nn.Sequential(nn.Linear(6, 12), nn.GELU(), nn.Linear(12, 6, bias=False))
+        self.ln_f = nn.LayerNorm(6)
+        self.head = nn.Linear(6, 11, bias=False)
+        self.head.weight = self.tok_emb.weight
+        self.logit_scale = 4.0  # logits large enough that the gradients' norm is above 1 (clipping acts)
+        fill_parameters(self, 60)
+
+    def forward(self, idx, caches=None):
+        x = self.tok_emb(idx) + self.pos_emb(torch.arange(idx.shape[1]))
+        x = x + self.mix(self.ln(x))
+        return self.head(self.ln_f(x)) * self.logit_scale, None
+
+
+DECAYED = ["mix.0.weight", "mix.2.weight"]  # what the first group must hold
+
+
+@probe("optimizer_groups")
+def probe_optimizer_groups(ns):
+    """configure_optimizer on a model with a tied head, a position table, LayerNorms and biases: the optimizer's
+    type, the parameter names of each group, each group's weight decay, lr and betas, and whether every parameter
+    is in one group once; clues: whether the decayed group holds LayerNorm weights, biases or embeddings."""
+    configure_optimizer = require(ns, "configure_optimizer")
+    model = RecipeModel()
+    names = {id(p): name for name, p in model.named_parameters()}
+    try:
+        optimizer = configure_optimizer(model, lr=0.0125, weight_decay=0.07)
+    except Exception as error:  # AdamW refuses a parameter in two groups: the tied weight, counted twice
+        return {"type": error_output(error),
+                "duplicate_error": np.array("more than one parameter group" in str(error))}
+    groups = [[names.get(id(p), "not a parameter of the model") for p in group["params"]]
+              for group in optimizer.param_groups]
+    out = {"type": np.array(type(optimizer).__name__), "group_count": np.array(len(groups)),
+           "decayed": np.array(sorted(groups[0]) if groups else []),
+           "not_decayed": np.array(sorted(name for group in groups[1:] for name in group)),
+           "weight_decays": np.array([float(group.get("weight_decay", 0.0)) for group in optimizer.param_groups]),
+           "lr": np.array([float(group["lr"]) for group in optimizer.param_groups]),
+           "betas": np.array([tuple(map(float, group["betas"])) for group in optimizer.param_groups]),
+           "each_once": np.array(sorted(name for group in groups for name in group) == sorted(names.values()))}
+    first = groups[0] if groups else []
+    out["decays_layernorm"] = np.array(any(name.startswith("ln") for name in first))
+    out["decays_biases"] = np.array(any(name.endswith("bias") for name in first))
+    out["decays_embeddings"] = np.array(any("emb" in name for name in first))
+    out["duplicate_error"] = np.array(False)
+    return out
+
+
+LR_SETTINGS = {"warmup_10": (10, 100, 1.0, 0.1, 115), "no_warmup": (0, 50, 3e-3, 3e-4, 55),
+               "warmup_1": (1, 20, 2.0, 0.0, 22), "flat": (5, 30, 0.5, 0.5, 33)}
+
+
+def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
+    """The schedule, or a slip: "warmup_from_zero" (max_lr * step / warmup), "progress_over_total"
+    ((step - warmup) / total), "no_floor" (cosine to 0), "linear_decay"."""
+    if step < warmup:
+        return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
+    if step >= total:
+        return 0.0 if slip == "no_floor" else min_lr
+    progress = (step - warmup) / (total if slip == "progress_over_total" else total - warmup)
+    if slip == "linear_decay":
+        return max_lr - progress * (max_lr - min_lr)
+    low = 0.0 if slip == "no_floor" else min_lr
+    return low + 0.5 * (1.0 + math.cos(math.pi * progress)) * (max_lr - low)
+
+
+LR_SLIPS = ("warmup_from_zero", "progress_over_total", "no_floor", "linear_decay")
+
+
+@probe("lr_schedule")
+def probe_lr_schedule(ns):
+    """lr_at at every step (and some past the end) of runs with 10, 0 and 1 warm-up steps and a flat one; whether
+    every value is a Python float; clues: whether the rates are those of a usual slip (LR_SLIPS)."""
+    lr_at = require(ns, "lr_at")
+    out, types = {}, []
+    for name, (warmup, total, max_lr, min_lr, steps) in LR_SETTINGS.items():
+        def rates(warmup=warmup, total=total, max_lr=max_lr, min_lr=min_lr, steps=steps):
+            values = [lr_at(step, warmup, total, max_lr, min_lr) for step in range(steps)]
+            types.extend(type(v).__name__ for v in values)
+            return np.array(values, dtype=np.float64)
+        out[name] = caught(rates)
+    out["floats"] = np.array(bool(types) and all(t == "float" for t in types))
+    for slip in LR_SLIPS:
+        out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
+            bool(like(out[name], np.array([trusted_lr(s, w, t, hi, lo, slip) for s in range(n)]), atol=1e-9))
+            and not np.allclose([trusted_lr(s, w, t, hi, lo, slip) for s in range(n)],
+                                [trusted_lr(s, w, t, hi, lo) for s in range(n)])
+            for name, (w, t, hi, lo, n) in LR_SETTINGS.items())))
+    return out
+
+
+class RecordingAdamW(torch.optim.AdamW):
+    """The grader's AdamW (two groups, as the recipe's), recording at each step each group's lr and the gradients
+    (flattened, in the groups' order)."""
+
+    def __init__(self, model: nn.Module):
+        decay = [model.mix[0].weight, model.mix[2].weight]
+        rest = [p for p in model.parameters() if all(p is not q for q in decay)]
+        super().__init__([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}], lr=1e-3,
+                         betas=(0.9, 0.95))
+        self.gradients, self.rates = [], []
+
+    def step(self, closure=None):
+        self.gradients.append(torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).detach().reshape(-1)
+                                         for group in self.param_groups for p in group["params"]]))
+        self.rates.append([float(group["lr"]) for group in self.param_groups])
+        return super().step(closure)
+
+
+def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer: RecordingAdamW) -> torch.Tensor:
+    """The gradient of the mean cross-entropy of (x, y) for a copy of `model` (before its step), flattened in the
+    optimizer's group order (the copy's parameters matched to the original's by name)."""
+    copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
+    copied = dict(copy.named_parameters())
+    logits, _ = copy(x)
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    loss.backward()
+    return torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups for p in group["params"]])
+
+
+def copy_module(model: nn.Module) -> nn.Module:
+    clone = RecipeModel()
+    clone.load_state_dict(model.state_dict())
+    clone.logit_scale = model.logit_scale
+    return clone
+
+
+def clipped(gradient: torch.Tensor, max_norm: float = 1.0) -> torch.Tensor:
+    """As clip_grad_norm_ scales gradients whose global norm is above max_norm."""
+    return gradient * min(1.0, max_norm / (float(gradient.norm()) + 1e-6))
+
+
+STEP_RATES = (0.05, 0.02, 0.03)
+
+
+def _batch(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    tokens = torch.randint(0, 11, (3, 8), generator=generator(seed))
+    return tokens[:, :-1], tokens[:, 1:]
+
+
+@probe("train_step")
+def probe_train_step(ns):
+    """Three calls of train_step (the grader's model and AdamW, each call its own batch and lr, the model left in
+    eval mode before each): the losses returned and their types, each group's lr and the gradients when the
+    optimizer stepped, whether the model was in training mode, the parameters after; then 150 steps on one batch
+    of the grader's small GPT: whether its loss fell below 0.1 (overfitting one batch). Clues: whether the
+    gradients at each step were this batch's unclipped, or this batch's added to the step before's."""
+    train_step = require(ns, "train_step")
+    model = RecipeModel()
+    optimizer = RecordingAdamW(model)
+    losses, types, modes, fresh = [], [], [], []
+    for i, lr in enumerate(STEP_RATES):
+        x, y = _batch(100 + i)
+        fresh.append(fresh_gradient(model, x, y, optimizer))
+        model.eval()
+        original_forward = model.forward
+
+        def forward(idx, caches=None):
+            modes.append(model.training)
+            return original_forward(idx, caches)
+
+        model.forward = forward
+        try:
+            loss = train_step(model, optimizer, x, y, lr)
+        finally:
+            model.forward = original_forward
+        types.append(type(loss).__name__)
+        losses.append(float(loss))
+    recorded = optimizer.gradients
+    out = {"losses": np.array(losses), "loss_types": np.array(types),
+           "step_rates": np.array(optimizer.rates, dtype=np.float64).reshape(-1),
+           "step_gradients": caught(lambda: torch.stack(recorded)),
+           "clipped": np.array(len(recorded) == 3 and all(float(g.norm()) <= 1.0 + 1e-4 for g in recorded)),
+           "train_mode": np.array(bool(modes) and all(modes)),
+           "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
+    if len(recorded) == 3:
+        out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
+        accumulated, before = [], torch.zeros_like(fresh[0])
+        for gradient in fresh:
+            before = clipped(before + gradient)
+            accumulated.append(before)
+        out["like_accumulated"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(accumulated),
+                                                    atol=1e-5))
+    torch.manual_seed(0)
+    small = GraderGPT(TrustedAttention, vocab_size=30, d_model=16, n_heads=2, n_layers=1, seed=72)
+    small_optimizer = torch.optim.AdamW(small.parameters(), lr=0.01, betas=(0.9, 0.95), weight_decay=0.0)
+    tokens = torch.randint(0, 30, (4, 17), generator=generator(110))
+    final = None
+    for _ in range(150):
+        final = train_step(small, small_optimizer, tokens[:, :-1], tokens[:, 1:], 0.01)
+    out["overfits_one_batch"] = np.array(bool(final is not None and float(final) < 0.1))
+    return out
