@@ -1,5 +1,6 @@
-"""docs/instructors.md, walked as a new instructor walks it: the numbered steps of "The course on this machine", each
-`make` command in the page's order, on a fresh copy of the repository whose course is the fixture assignment.
+"""docs/instructors.md, walked as a new instructor walks it: its tasks from editing an assignment to publishing the final
+grades, each `make` command in the page's order, on a fresh copy of the repository whose course is the fixture
+assignment.
 
 Two students hand in the release (one with every answer written, one untouched); the instructor grades the class,
 gives a written answer points in formgrader in a real browser, and publishes the final grades. The good submission
@@ -28,7 +29,9 @@ from helpers import (ASSIGNMENT, FIXTURE_ASSIGNMENTS, free_port, give_points_in_
 
 pytestmark = needs_browser
 PAGE = paths.ROOT / "docs" / "instructors.md"
-SECTION = "## The course on this machine, with nbgrader"
+# The page's tasks a term walks through, in order: one heading each.
+SECTIONS = ("## Edit an assignment", "## Release an assignment", "## Grade a class", "## Grade the written answers by hand",
+            "## Publish the final grades")
 # What this test does for each command of the page, in the page's order.
 WALK = ("make source reference release", "make autograde", "make formgrader", "make grades")
 # What a fresh clone has that the walk leaves out or replaces: the real assignments (their sources and releases too:
@@ -37,13 +40,14 @@ LEFT_OUT = ("assignments/", "source/", "release/", "docs/rubrics/")
 
 
 def page_commands() -> list[str]:
-    """The `make` commands of the page's numbered steps, in order, leaving out variables (REGRADE=1) and commands
-    whose targets an earlier one ran (`make source` after `make source reference release`)."""
-    section = PAGE.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
-    steps = re.findall(r"^\d+\. .*?(?=^\d+\. |\Z)", section, flags=re.S | re.M)
+    """The `make` commands of the page's task sections (SECTIONS), in order, leaving out variables (REGRADE=1) and
+    commands whose targets an earlier one ran (`make grades CANVAS_ROSTER=...` after `make grades`)."""
+    page = PAGE.read_text()
+    assert all(section + "\n" in page for section in SECTIONS), "a task's heading is missing from the page"
     commands, ran = [], set()
-    for step in steps:
-        for command in re.findall(r"`(make [a-z -]+)", step):
+    for section in SECTIONS:
+        text = page.split(section + "\n", 1)[1].split("\n## ", 1)[0]
+        for command in re.findall(r"`(make [a-z -]+)", text):
             targets = set(command.split()[1:])
             if targets - ran:
                 commands.append(command.strip())
@@ -92,19 +96,19 @@ def test_the_page_s_steps_are_the_ones_this_test_walks():
 
 
 def test_the_local_page_from_release_to_final_grades(clone, browser):
-    # Steps 1-2: the assignment is written (the fixture's); build its source, reference data and release.
+    # Edit an assignment (the fixture's is written), release it: its source, reference data and release.
     succeeds(make(clone, *WALK[0].split()[1:]))
     assert (clone / "release" / ASSIGNMENT / NOTEBOOK).exists() and (clone / "gradebook.db").exists()
     assert (clone / "docs" / "rubrics" / f"{ASSIGNMENT}.md").exists()
 
-    # Steps 3-4: the students hand in their copies of the release in nbgrader's layout; grade the class.
+    # Grade a class: the students hand in their copies of the release in nbgrader's layout.
     for student in ("ada", "bo"):
         shutil.copytree(clone / "release" / ASSIGNMENT, clone / "submitted" / student / ASSIGNMENT)
     nbformat.write(sample_notebook(ASSIGNMENT, "perfect"), clone / "submitted" / "ada" / ASSIGNMENT / NOTEBOOK)
     graded = succeeds(make(clone, "autograde"))
     assert "ada" in graded and "bo" in graded, graded[-2000:]
 
-    # Step 5: a written answer graded in formgrader, in the browser; then the final grades.
+    # Grade the written answers by hand (one, in formgrader, in the browser); publish the final grades.
     port = free_port()
     server = make(clone, "formgrader", FORMGRADER_PORT=str(port))
     try:

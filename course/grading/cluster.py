@@ -38,6 +38,12 @@ def _retry_once(dask_scheduler) -> None:
     dask_scheduler.allowed_failures = 1
 
 
+def warm_worker() -> None:
+    """(run on each worker as the pool starts) Nothing but loading this module there, which imports what every task
+    needs (the grading steps, nbgrader's gradebook API: about a second) before the first task, rather than during it
+    beside another worker's grading."""
+
+
 def grade_on_worker(task) -> Result:
     """The Dask task: grade `task` on this worker, with the share of the machine's cores that COURSE_JOBS (the
     gradings its workers run at once; by default one per core) leaves each."""
@@ -54,6 +60,7 @@ class ClusterPool:
                                      env={"COURSE_JOBS": str(jobs)}) if address == LOCAL else None)
         self.client = Client(self.cluster or address)
         self.client.run_on_scheduler(_retry_once)
+        self.client.run(warm_worker)
         self.versions: dict[str, tuple[bytes, str]] = {}  # assignment -> (gradebook without students, fingerprint)
         self.graded: dict[str, tuple[str, str]] = {}  # task key -> (assignment, student)
 
