@@ -254,3 +254,248 @@ ALTERNATIVES = (
     Edit("zero_grad_to_none_false", STEP, ((ZERO, "    model.zero_grad(set_to_none=False)\n"),),
          "gradients zeroed through the model, to zeros"),
 )
+
+# Written after the rules were frozen, without reading how the checks detect anything: mistakes the rules were not
+# tuned on, and correct answers written another way.
+MERGE_BODY = ("    merged, i = [], 0\n    while i < len(ids):\n"
+              "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
+              "            merged.append(new_id)\n" + JUMP +
+              "        else:\n            merged.append(ids[i])\n"
+              "            i += 1\n    return merged\n")
+COUNT = "counts = Counter(zip(ids, ids[1:]))"
+ENCODE_START = "    ids = list(text.encode(\"utf-8\"))\n"
+VOCAB_BUILD = ("    vocab = {i: bytes([i]) for i in range(256)}\n"
+               "    for i, (a, b) in enumerate(merges):\n"
+               "        vocab[256 + i] = vocab[a] + vocab[b]\n")
+WEIGHTS = "weights = torch.softmax(scores.masked_fill(~allowed, float(\"-inf\")), dim=-1)"
+MERGE_HEADS = "y = (weights @ v).transpose(1, 2).reshape(B, T, d_model)"
+LINEAR_BIAS = "    if isinstance(module, nn.Linear) and module.bias is not None:\n"
+ARGMAX = "new = last.argmax(dim=-1, keepdim=True)"
+GROUPS = ("return torch.optim.AdamW([{\"params\": list(decay.values()), \"weight_decay\": weight_decay},\n"
+          "                              {\"params\": rest, \"weight_decay\": 0.0}], lr=lr, betas=(0.9, 0.95))")
+REST = "rest = [p for p in model.parameters() if id(p) not in decay]"
+LOSS = "loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))"
+BACKWARD = "    loss.backward()\n"
+
+FRESH_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("counts_not_refreshed", BPE, ((START, START + "\n    " + COUNT),
+                                       ("        " + COUNT + "\n", ""),
+                                       ("        merges.append(pair)\n", "        merges.append(pair)\n"
+                                                                        "        del counts[pair]\n")),
+         "pairs counted once on the bytes; each round takes the next most frequent of those first counts",
+         "bpe-merges"),
+    Edit("disjoint_pairs_counted", BPE, ((COUNT, "counts = Counter(zip(ids[::2], ids[1::2]))"),),
+         "only the pairs at even positions are counted (ids read two by two)", "bpe-overlap-count"),
+    Edit("merge_pair_drops_last_id", BPE, (("    while i < len(ids):\n        if i + 1 < len(ids) and ",
+                                            "    while i + 1 < len(ids):\n        if "),),
+         "merge_pair's loop stops one id early: a last id not merged is lost", "bpe-merges"),
+    Edit("merge_pair_in_place", BPE, ((MERGE_BODY, "    i = 0\n"
+                                                   "    while i + 1 < len(ids):\n"
+                                                   "        if (ids[i], ids[i + 1]) == pair:\n"
+                                                   "            ids[i:i + 2] = [new_id]\n"
+                                                   "        i += 1\n"
+                                                   "    return ids\n"),),
+         "merge_pair splices the caller's list in place (right values, argument changed)", "modifies-argument"),
+    Edit("merges_mutable_default", BPE, (("def train_bpe(text: str, vocab_size: int) -> list[tuple[int, int]]:",
+                                          "def train_bpe(text: str, vocab_size: int, merges: list = []) "
+                                          "-> list[tuple[int, int]]:"),
+                                         (START, "ids = list(text.encode(\"utf-8\"))")),
+         "merges collected in a mutable default argument: every call appends to the same list",
+         "state-between-calls"),
+    # encode
+    Edit("encode_ids_offset_twice", CODEC, ((ENCODE_LOOP, "    for i, pair in enumerate(merges, start=256):\n"
+                                                          "        ids = merge_pair(ids, tuple(pair), 256 + i)\n"),),
+         "enumerate starts at 256 and 256 is added again: merge i gives id 512 + i", "encode-values"),
+    Edit("encode_code_points", CODEC, ((ENCODE_START, "    ids = [ord(ch) for ch in text]\n"),),
+         "encode starts from the characters' code points, not the UTF-8 bytes", "encode-values"),
+    # decode
+    Edit("decode_errors_ignored", CODEC, ((JOIN, JOIN.replace("errors=\"replace\"", "errors=\"ignore\"")),),
+         "invalid bytes dropped (errors='ignore') instead of U+FFFD", "decode-errors"),
+    Edit("decode_pair_as_two_bytes", CODEC, (("        vocab[256 + i] = vocab[a] + vocab[b]\n",
+                                              "        vocab[256 + i] = bytes([a, b])\n"),),
+         "a merged token is taken as the two bytes a and b, not their tokens' bytes joined", "decode-values"),
+    Edit("decode_vocab_built_once", CODEC, (("def decode(ids: list[int], merges: list[tuple[int, int]]) -> str:",
+                                             "_VOCAB = {}\n\n\ndef decode(ids: list[int], merges: list[tuple[int, int]])"
+                                             " -> str:"),
+                                            (VOCAB_BUILD, "    if not _VOCAB:\n"
+                                                          "        _VOCAB.update({i: bytes([i]) for i in range(256)})\n"
+                                                          "        for i, (a, b) in enumerate(merges):\n"
+                                                          "            _VOCAB[256 + i] = _VOCAB[a] + _VOCAB[b]\n"
+                                                          "    vocab = _VOCAB\n")),
+         "the byte table kept in a global, built from the merges of the first call only", "state-between-calls"),
+    # apply_rope
+    Edit("rope_positions_ignored", ROPE, ((ANGLES, "angles = torch.arange(x.shape[-2], dtype=torch.float32, "
+                                                   "device=x.device)[:, None] * theta[None, :]  # (T, d/2)"),),
+         "the rows rotated by their index 0 .. T-1, not by the positions given", "rope-values"),
+    Edit("rope_exponent_sign_lost", ROPE, ((THETA, THETA.replace("base ** (-torch.arange", "base ** (torch.arange")),),
+         "theta = base ** (2i/d): the minus sign of the exponent lost, angles grow with i", "rope-angle-exponent"),
+    Edit("rope_sign_typo", ROPE, ((ROTATE, "return torch.stack([even * cos - odd * sin, odd * cos - even * sin], "
+                                           "dim=-1).flatten(-2)"),),
+         "x'[2i+1] = x[2i+1] cos - x[2i] sin: a sign typo, not a rotation", "rope-values"),
+    # CausalSelfAttention
+    Edit("masked_with_zero", ATTENTION, ((WEIGHTS, WEIGHTS.replace("float(\"-inf\")", "0.0")),),
+         "blocked scores set to 0 rather than -inf: later keys still get weight", "attention-not-causal"),
+    Edit("softmax_over_queries", ATTENTION, ((WEIGHTS, WEIGHTS.replace("dim=-1)", "dim=-2)")),),
+         "the softmax normalises over the queries (dim=-2), not over the keys", "attention-values"),
+    Edit("heads_merged_without_transpose", ATTENTION, ((MERGE_HEADS, "y = (weights @ v).reshape(B, T, d_model)"),),
+         "heads merged by a reshape of (B, n_heads, T, d_head) without the transpose", "attention-head-split"),
+    Edit("scaled_after_softmax", ATTENTION, ((SCORES, "scores = q @ k.transpose(-2, -1)  # (B, n_heads, T, T_past + T)"),
+                                             (WEIGHTS, WEIGHTS + " / math.sqrt(d_head)")),
+         "the weights divided by sqrt(d_head) after the softmax instead of the scores before it", "attention-scale"),
+    Edit("rope_at_window_positions", ATTENTION, ((ROTATE_QK, "q, k = apply_rope(q, torch.arange(T, device=x.device)), "
+                                                             "apply_rope(k, torch.arange(T, device=x.device))"),),
+         "queries and keys rotated at 0 .. T-1, ignoring positions (wrong after a cache)", "attention-values"),
+    # init_weights
+    Edit("std_read_as_variance", INIT, ((NORMAL, NORMAL.replace("std=0.02)", "std=0.02 ** 2)")),),
+         "N(0, 0.02^2) read as a standard deviation of 0.0004", "init-linear"),
+    Edit("bias_drawn_like_weights", INIT, ((LINEAR_BIAS + ZERO_BIAS,
+                                            LINEAR_BIAS + "        nn.init.normal_(module.bias, mean=0.0, std=0.02)\n"),),
+         "Linear biases drawn from N(0, 0.02^2) like the weights, not zeroed", "init-bias"),
+    Edit("other_modules_redrawn", INIT, ((NORM_INIT, NORM_INIT + "    if not isinstance(module, (nn.Linear, nn.Embedding, "
+                                                                 "nn.LayerNorm)):\n"
+                                                                 "        for p in module.parameters():\n"
+                                                                 "            nn.init.normal_(p, mean=0.0, std=0.02)\n"),),
+         "any other module gets all its parameters (its submodules' included) drawn from N(0, 0.02^2)",
+         "init-other-modules"),
+    Edit("bias_free_linear_skipped", INIT, ((KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS,
+                                             "if isinstance(module, nn.Embedding):\n" + NORMAL + LINEAR_BIAS + NORMAL
+                                             + ZERO_BIAS),),
+         "Linear weights initialised only when the Linear has a bias", "init-linear"),
+    # generate
+    Edit("first_position_logits", GENERATE, ((LAST, "last = logits[:, 0, :]"),),
+         "the logits of the first position, not the last", "generate-logits"),
+    Edit("all_ids_with_cache", GENERATE, ((CACHED_CALL, "logits, caches = model(idx, caches)"),),
+         "with the cache, all the ids are fed again each step", "generate-cache-refeed"),
+    Edit("sampled_not_greedy", GENERATE, ((ARGMAX, "new = torch.multinomial(last.softmax(dim=-1), 1)"),),
+         "the next id sampled from the softmax instead of the argmax", "generate-values"),
+    Edit("cache_name_typo", GENERATE, ((CACHED_CALL, "logits, cache = model(new, caches)"),),
+         "the returned caches stored under another name: every step runs without a cache", "generate-cache-unused"),
+    # configure_optimizer
+    Edit("groups_swapped", OPTIMIZER, ((GROUPS, "return torch.optim.AdamW([{\"params\": rest, \"weight_decay\": 0.0},\n"
+                                                "                              {\"params\": list(decay.values()), "
+                                                "\"weight_decay\": weight_decay}], lr=lr, betas=(0.9, 0.95))"),),
+         "the no-decay group first", "optimizer-groups"),
+    Edit("adam_not_adamw", OPTIMIZER, (("torch.optim.AdamW([", "torch.optim.Adam(["),),
+         "torch.optim.Adam (L2 in the gradient) instead of AdamW", "optimizer-settings"),
+    Edit("layernorm_left_out", OPTIMIZER, ((REST, "rest = [m.bias for m in model.modules() if isinstance(m, nn.Linear) "
+                                                  "and m.bias is not None] + [m.weight for m in model.modules() "
+                                                  "if isinstance(m, nn.Embedding)]"),),
+         "the no-decay group lists biases and embeddings only: LayerNorm parameters are never optimised",
+         "optimizer-groups"),
+    Edit("decay_group_default_rate", OPTIMIZER, (("{\"params\": list(decay.values()), \"weight_decay\": weight_decay}",
+                                                  "{\"params\": list(decay.values())}"),),
+         "the decayed group gets AdamW's default weight_decay (0.01), not the argument", "optimizer-settings"),
+    # lr_at
+    Edit("cosine_with_torch", LR, ((COSINE, "return min_lr + 0.5 * (1.0 + torch.cos(torch.tensor(math.pi * progress))) "
+                                            "* (max_lr - min_lr)"),),
+         "the cosine computed with torch: a tensor returned after the warm-up", "lr-type"),
+    Edit("warmup_like_linspace", LR, ((WARMUP, "return max_lr * step / (warmup - 1)"),),
+         "warm-up from 0 at step 0 to max_lr at step warmup - 1", "warmup-off-by-one"),
+    Edit("cosine_ends_a_step_early", LR, ((PROGRESS, "progress = (step - warmup) / (total - warmup - 1)"),),
+         "the cosine reaches min_lr at step total - 1", "cosine-progress"),
+    Edit("no_floor_after_total", LR, (("    if step >= total:\n        return min_lr\n", ""),),
+         "no min_lr from step total on: the cosine climbs again past the end", "cosine-min-lr"),
+    # train_step
+    Edit("zero_grad_after_backward", STEP, ((ZERO + BACKWARD, BACKWARD + ZERO),),
+         "gradients zeroed after backward, just before the step", "no-zero-grad"),
+    Edit("lr_first_group_only", STEP, ((SET_LR, "    optimizer.param_groups[0][\"lr\"] = lr\n"),),
+         "the learning rate set in the first group only", "lr-not-set"),
+    Edit("loss_summed", STEP, ((LOSS, LOSS[:-1] + ", reduction=\"sum\")"),),
+         "cross-entropy summed over the B*T positions, not averaged", "train-step-values"),
+    Edit("targets_shifted_again", STEP, ((LOSS, "loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), "
+                                                "y[:, 1:].reshape(-1))"),),
+         "y shifted once more: each position is trained on the id two ahead", "train-step-values"),
+    Edit("clipped_by_value", STEP, ((CLIP, "    torch.nn.utils.clip_grad_value_(model.parameters(), 1.0)\n"),),
+         "each gradient entry clipped to [-1, 1] instead of the global norm to 1.0", "clip-after-step"),
+)
+
+FRESH_ALTERNATIVES = (
+    Edit("bpe_max_negated_pair", BPE, ((PICK, "pair = max(counts, key=lambda p: (counts[p], -p[0], -p[1]))"),),
+         "the most frequent pair by max, ties to the smaller pair through negated ids"),
+    Edit("merge_pair_skip_flag", BPE, ((MERGE_BODY, "    merged, skip = [], False\n"
+                                                    "    for j, current in enumerate(ids):\n"
+                                                    "        if skip:\n"
+                                                    "            skip = False\n"
+                                                    "        elif j + 1 < len(ids) and (current, ids[j + 1]) == pair:\n"
+                                                    "            merged.append(new_id)\n"
+                                                    "            skip = True\n"
+                                                    "        else:\n"
+                                                    "            merged.append(current)\n"
+                                                    "    return merged\n"),),
+         "merge_pair as a for loop with a flag that skips the merged pair's second id"),
+    Edit("encode_str_replace", CODEC, ((ENCODE_START + ENCODE_LOOP + "    return ids\n",
+                                        "    symbols = \"\".join(map(chr, text.encode(\"utf-8\")))\n"
+                                        "    for i, (a, b) in enumerate(merges):\n"
+                                        "        symbols = symbols.replace(chr(a) + chr(b), chr(256 + i))\n"
+                                        "    return [ord(s) for s in symbols]\n"),),
+         "encode with str.replace (left to right, no overlap) over ids written as characters"),
+    Edit("decode_bytearray", CODEC, ((VOCAB_BUILD + "    " + JOIN,
+                                      "    table = [bytes([i]) for i in range(256)]\n"
+                                      "    for a, b in merges:\n"
+                                      "        table.append(table[a] + table[b])\n"
+                                      "    out = bytearray()\n"
+                                      "    for i in ids:\n"
+                                      "        out += table[int(i)]\n"
+                                      "    return out.decode(\"utf-8\", errors=\"replace\")"),),
+         "a list of byte strings and a bytearray"),
+    Edit("rope_rotate_neighbour", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                          "neighbour = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)\n"
+                                          "    return x * cos.repeat_interleave(2, dim=-1) + neighbour * "
+                                          "sin.repeat_interleave(2, dim=-1)"),),
+         "x cos + rotate_neighbour(x) sin, with cos and sin repeated per coordinate"),
+    Edit("attention_einsum_arange_mask", ATTENTION, ((SCORES, "scores = torch.einsum(\"bhqd,bhkd->bhqk\", q, k) * "
+                                                              "d_head ** -0.5"),
+                                                     (MASK, "allowed = (torch.arange(past + T, device=x.device)[None, :] "
+                                                            "<= past + torch.arange(T, device=x.device)[:, None])")),
+         "scores by einsum, the causal mask by comparing positions"),
+    Edit("init_copy_randn", INIT, ((KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS + NORM_INIT,
+                                    "with torch.no_grad():\n"
+                                    "        if isinstance(module, (nn.Linear, nn.Embedding)):\n"
+                                    "            module.weight.copy_(torch.randn_like(module.weight) * 0.02)\n"
+                                    "            if getattr(module, \"bias\", None) is not None:\n"
+                                    "                module.bias.fill_(0.0)\n"
+                                    "        elif isinstance(module, nn.LayerNorm):\n"
+                                    "            module.weight.fill_(1.0)\n"
+                                    "            module.bias.fill_(0.0)\n"),),
+         "weights copied from randn * 0.02, the rest filled, under no_grad"),
+    Edit("generate_prefill_first", GENERATE, (("    chosen_from, caches, new = [], None, idx\n"
+                                               + NO_GRAD +
+                                               "        for _ in range(max_new_tokens):\n"
+                                               "            if use_cache:\n"
+                                               "                " + CACHED_CALL + "\n"
+                                               "            else:\n"
+                                               "                logits, _ = model(idx)\n"
+                                               "            " + LAST + "\n",
+                                               "    chosen_from = []\n"
+                                               + NO_GRAD +
+                                               "        logits, caches = model(idx)\n"
+                                               "        for step in range(max_new_tokens):\n"
+                                               "            if step > 0:\n"
+                                               "                logits, caches = model(new, caches) if use_cache "
+                                               "else model(idx)\n"
+                                               "            " + LAST + "\n"),),
+         "the prompt run before the loop, each later step on the new id (or all ids)"),
+    Edit("optimizer_identity_lists", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY + "\n    " + REST + "\n    "
+                                                  "return torch.optim.AdamW([{\"params\": list(decay.values()), ",
+                                                  "embedded = [m.weight for m in model.modules() "
+                                                  "if isinstance(m, nn.Embedding)]\n"
+                                                  "    decay = []\n"
+                                                  "    for m in model.modules():\n"
+                                                  "        w = getattr(m, \"weight\", None)\n"
+                                                  "        if isinstance(m, nn.Linear) and all(w is not e for e in "
+                                                  "embedded) and all(w is not d for d in decay):\n"
+                                                  "            decay.append(w)\n"
+                                                  "    rest = [p for p in model.parameters() "
+                                                  "if all(p is not d for d in decay)]\n"
+                                                  "    return torch.optim.AdamW([{\"params\": decay, "),),
+         "the groups as lists, parameters compared by identity"),
+    Edit("lr_cosine_squared", LR, ((COSINE, "return min_lr + (max_lr - min_lr) * math.cos(0.5 * math.pi * progress) "
+                                            "** 2"),),
+         "the half-cosine written as cos^2 of half the angle"),
+    Edit("train_step_transposed_logits", STEP, ((ZERO, ""),
+                                                ("    model.train()\n", "    optimizer.zero_grad(set_to_none=True)\n"
+                                                                       "    model.train()\n"),
+                                                (LOSS, "loss = F.cross_entropy(logits.transpose(1, 2), y)")),
+         "gradients cleared before the forward pass, cross-entropy over (B, V, T) logits"),
+)

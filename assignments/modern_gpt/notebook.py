@@ -916,8 +916,9 @@ print("Visible train_step tests passed.")
 # tokens): a model that does not beat it has learned nothing a table of
 # pairs could not. Read the plot with its limits in mind. One seed, one small
 # model, a short budget: a difference of a few hundredths of a nat may be
-# noise, and a part that buys nothing here (warm-up, at this size and rate)
-# can decide whether a large model trains at all.
+# noise (another CPU rounds differently, and a rerun there can reorder runs
+# that close), and a part that makes no visible difference at this size and
+# rate may still decide whether a large model trains at all.
 
 # %% code id="setup-training"
 BLOCK, BATCH = 64, 32  # tokens per window (about 130 characters of the play), windows per batch
@@ -1055,13 +1056,14 @@ print(sample)
 # %% answer [markdown] id="reflection-bpe" points=4
 # ### BEGIN SOLUTION
 # *Model answer.*
-# On the validation text my tokenizer gives about two bytes per token (the
-# figure printed in 1.3; the play is ASCII, so bytes are characters). A
+# On the validation text the tokenizer gives 2.02 bytes per token (printed in
+# 1.3; BPE is integer arithmetic, so every machine gets this figure, and the
+# play is ASCII, so bytes are characters). A
 # window of 64 tokens therefore holds about 130 characters, twice the
 # character model's 64, and to hold as much text the character model would
 # need a window twice as long, at four times the attention cost (the score
 # matrix grows with the square of the window). Frequent words and endings
-# ("the ", "HAMLET\n", "ing") are single tokens, so the model spends less of
+# ("the ", "not ", "ould ", "ing") are single tokens, so the model spends less of
 # its capacity on spelling. To compare losses, divide the loss per token by
 # the bytes (here characters) per token: nats per character. (Per token, the
 # BPE model's loss is higher simply because each token carries more text.)
