@@ -308,7 +308,9 @@ FRESH_MUTANTS = (
                                                           "        ids = merge_pair(ids, tuple(pair), 256 + i)\n"),),
          "enumerate starts at 256 and 256 is added again: merge i gives id 512 + i", "encode-values"),
     Edit("encode_code_points", CODEC, ((ENCODE_START, "    ids = [ord(ch) for ch in text]\n"),),
-         "encode starts from the characters' code points, not the UTF-8 bytes", "encode-values"),
+         "encode starts from the characters' code points, not the UTF-8 bytes", "bpe-not-bytes"),
+    # (relabelled after the measurement: written as encode-values, but the catalogue's bpe-not-bytes, "start from the
+    # UTF-8 bytes, not from the characters", is this bug's own fix, and the grader named it)
     # decode
     Edit("decode_errors_ignored", CODEC, ((JOIN, JOIN.replace("errors=\"replace\"", "errors=\"ignore\"")),),
          "invalid bytes dropped (errors='ignore') instead of U+FFFD", "decode-errors"),

@@ -53,11 +53,13 @@ def flag(compute) -> np.ndarray:
 # ---------------------------------------------------------------- Part 1: BPE, the grader's own and its usual slips
 
 
-def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overlapping: bool = False) -> list[int]:
+def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overlapping: bool = False,
+                       drops_last: bool = False) -> list[int]:
     """Left to right, without overlap; with `overlapping`, the slip that moves on by one id after a merge, so that
-    the pair's second id is read again (a a a becomes new new a; a a b becomes new a b)."""
+    the pair's second id is read again (a a a becomes new new a; a a b becomes new a b); with `drops_last`, the slip
+    whose loop stops one id early (a last id not merged is lost)."""
     merged, i = [], 0
-    while i < len(ids):
+    while i + drops_last < len(ids):
         if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
             merged.append(new_id)
             i += 1 if overlapping else 2
@@ -69,12 +71,18 @@ def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overl
 
 def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[int, int]]:
     """The merges, or those of a slip: "tie_largest" (ties to the larger pair), "tie_first_seen" (ties to the pair
-    seen first, as Counter.most_common gives), "count_without_overlap" (a a a counts (a, a) once),
-    "overlapping_merge", "one_merge_more" (vocab_size - 255 merges), "characters" (code points, not UTF-8 bytes)."""
+    seen first, as Counter.most_common gives), "count_without_overlap" (a a a counts (a, a) once), "disjoint_pairs"
+    (only the pairs at even positions counted), "counts_once" (the pairs counted once, on the bytes, each round the
+    next most frequent of those), "overlapping_merge", "drops_last" (merging loses an unmerged last id),
+    "one_merge_more" (vocab_size - 255 merges), "characters" (code points, not UTF-8 bytes)."""
     ids = [ord(ch) for ch in text] if slip == "characters" else list(text.encode("utf-8"))
-    merges = []
+    merges, first_counts = [], Counter(zip(ids, ids[1:]))
     for new_id in range(256, vocab_size + (slip == "one_merge_more")):
-        if slip == "count_without_overlap":
+        if slip == "counts_once":
+            counts = first_counts
+        elif slip == "disjoint_pairs":
+            counts = Counter(zip(ids[::2], ids[1::2]))
+        elif slip == "count_without_overlap":
             counts, i = Counter(), 0
             while i + 1 < len(ids):
                 counts[ids[i], ids[i + 1]] += 1
@@ -89,17 +97,22 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             pair = counts.most_common(1)[0][0]
         else:
             pair = min(counts, key=lambda p: (-counts[p], p))
-        ids = trusted_merge_pair(ids, pair, new_id, overlapping=slip == "overlapping_merge")
+        ids = trusted_merge_pair(ids, pair, new_id, overlapping=slip == "overlapping_merge",
+                                 drops_last=slip == "drops_last")
         merges.append(pair)
+        if slip == "counts_once":
+            del counts[pair]
     return merges
 
 
 def trusted_encode(text: str, merges, slip: str = "") -> list[int]:
-    """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "characters"."""
+    """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "characters", "offset"
+    (merge i gives id 512 + i: 256 added twice)."""
     ids = [ord(ch) for ch in text] if slip == "characters" else list(text.encode("utf-8"))
     order = list(enumerate(merges))
     for i, pair in reversed(order) if slip == "reversed" else order:
-        ids = trusted_merge_pair(ids, tuple(pair), 256 + i, overlapping=slip == "overlapping_merge")
+        ids = trusted_merge_pair(ids, tuple(pair), (512 if slip == "offset" else 256) + i,
+                                 overlapping=slip == "overlapping_merge")
     return ids
 
 
@@ -126,12 +139,19 @@ def greedy_longest(text: str, merges) -> list[int]:
 
 
 def trusted_decode(ids, merges, slip: str = "") -> str:
-    """The text, or that of a slip: "per_token" (each token decoded alone, errors replaced), "latin_1"."""
+    """The text, or that of a slip: "per_token" (each token decoded alone, errors replaced), "latin_1",
+    "errors_ignored" (invalid bytes dropped), "pair_bytes" (a merged token taken as the two bytes of its pair's ids,
+    which raises for ids above 255)."""
+    if slip == "pair_bytes":
+        vocab = {i: bytes([i]) for i in range(256)} | {256 + i: bytes([a, b]) for i, (a, b) in enumerate(merges)}
+        return b"".join(vocab[int(i)] for i in ids).decode("utf-8", errors="replace")
     vocab = vocabulary(merges)
     if slip == "per_token":
         return "".join(vocab[int(i)].decode("utf-8", errors="replace") for i in ids)
     joined = b"".join(vocab[int(i)] for i in ids)
-    return joined.decode("latin-1") if slip == "latin_1" else joined.decode("utf-8", errors="replace")
+    if slip == "latin_1":
+        return joined.decode("latin-1")
+    return joined.decode("utf-8", errors="ignore" if slip == "errors_ignored" else "replace")
 
 
 def _alphabet_text(seed: int, length: int, alphabet: str) -> str:
@@ -150,17 +170,28 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
     "short": ("ab", 300),
     "no_merges": ("hello", 250),
 }
-BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "overlapping_merge", "one_merge_more",
-             "characters")
+BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
+             "overlapping_merge", "drops_last", "one_merge_more", "characters")
+MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
+                    ([], (1, 2), 303))
 
 
 @probe("bpe_merges")
 def probe_bpe_merges(ns):
-    """The merges of texts with ties, runs of one letter, repeated words, accented letters and emoji, a text too
-    short for all its merges and a vocabulary of fewer than 256; clues: whether the merges are those of each usual
-    slip (BPE_SLIPS)."""
-    train_bpe = require(ns, "train_bpe")
-    out = {name: caught(lambda text=text, size=size: codes([tuple(int(v) for v in pair) for pair in
+    """The merges of a text twice (the second call must give the first's: nothing kept between calls); of texts with
+    ties, runs of one letter, repeated words, accented letters and emoji, a text too short for all its merges and a
+    vocabulary of fewer than 256; merge_pair's results and whether it left its list as it was; clues: whether the
+    merges are those of each usual slip (BPE_SLIPS)."""
+    train_bpe, merge_pair = require(ns, "train_bpe"), require(ns, "merge_pair")
+    first = caught(lambda: codes([tuple(int(v) for v in pair) for pair in train_bpe("abab cab", 262)]))
+    again = caught(lambda: codes([tuple(int(v) for v in pair) for pair in train_bpe("abab cab", 262)]))
+    same = np.array(first.shape == again.shape and bool(np.array_equal(first, again)))
+    lists = [list(ids) for ids, _, _ in MERGE_PAIR_CASES]
+    merged = caught(lambda: np.concatenate([ids_array(merge_pair(ids, pair, new_id)) for ids, (_, pair, new_id)
+                                            in zip(lists, MERGE_PAIR_CASES)] + [np.array([-1])]))
+    kept = np.array(all(ids == list(case[0]) for ids, case in zip(lists, MERGE_PAIR_CASES)))
+    out = {"same_twice": same, "merge_pair": merged, "merge_pair_keeps_list": kept}
+    out |= {name: caught(lambda text=text, size=size: codes([tuple(int(v) for v in pair) for pair in
                                                            train_bpe(text, size)]))
            for name, (text, size) in BPE_TEXTS.items()}
     for slip in BPE_SLIPS:
@@ -202,7 +233,7 @@ def probe_bpe_encode(ns):
                             for name, (text, merges) in ENCODE_TEXTS.items()))
 
     out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
-    for slip in ("reversed", "overlapping_merge", "characters"):
+    for slip in ("reversed", "overlapping_merge", "characters", "offset"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(lambda t, m: trusted_encode(t, m, slip)))
     return out
 
@@ -227,17 +258,27 @@ def probe_bpe_decode(ns):
     text is that of decoding token by token, or of Latin-1."""
     decode = require(ns, "decode")
     merges = {name: list(DECODE_MERGES_OF.get(name, DECODE_MERGES)) for name in DECODE_IDS}
-    out = {name: caught(lambda name=name, ids=ids: codes(decode(list(ids), merges[name])))
-           for name, ids in DECODE_IDS.items()}
+    # The first call of all: a decode that keeps something of an earlier call's merges gets this one right only.
+    out = {"accents_first": caught(lambda: codes(decode(list(DECODE_IDS["accents"]), merges["accents"])))}
+    out |= {name: caught(lambda name=name, ids=ids: codes(decode(list(ids), merges[name])))
+            for name, ids in DECODE_IDS.items()}
+
+    def slipped_text(name: str, slip: str) -> np.ndarray:
+        try:
+            return codes(trusted_decode(DECODE_IDS[name], merges[name], slip))
+        except Exception:
+            return np.array("error")
 
     def like_slip(slip: str) -> np.ndarray:
-        return np.array(any(out[name].shape == codes(trusted_decode(ids, merges[name], slip)).shape
-                            and np.array_equal(out[name], codes(trusted_decode(ids, merges[name], slip)))
-                            and trusted_decode(ids, merges[name], slip) != trusted_decode(ids, merges[name])
-                            for name, ids in DECODE_IDS.items()))
+        """Whether every output is the slip's (an error where the slip raises), and the slip differs somewhere."""
+        same = [slipped_text(name, slip).dtype.kind in "US" and out[name].dtype.kind in "US"
+                or (out[name].shape == slipped_text(name, slip).shape
+                    and np.array_equal(out[name], slipped_text(name, slip))) for name in DECODE_IDS]
+        differs = any(not np.array_equal(slipped_text(name, slip), slipped_text(name, "")) for name in DECODE_IDS)
+        return np.array(all(same) and differs)
 
-    out["like_per_token"] = clue(lambda: like_slip("per_token"))
-    out["like_latin_1"] = clue(lambda: like_slip("latin_1"))
+    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes"):
+        out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(slip))
     out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in out
                                        if out[name].dtype.kind in "US"))
     return out
@@ -248,10 +289,14 @@ def probe_bpe_decode(ns):
 
 def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0, slip: str = "") -> torch.Tensor:
     """RoPE with interleaved pairs, or a slip: "halves" (pair i with i + d/2), "exponent" (base ** (-i / d) for
-    pair i), "direction" (each pair turned the other way), "integer_angles" (angles truncated to integers)."""
+    pair i), "exponent_sign" (base ** (+2i / d)), "direction" (each pair turned the other way), "integer_angles"
+    (angles truncated to integers), "index_positions" (the rows' indexes 0 .. T-1, not the positions given),
+    "sign_typo" (x'[2i+1] = x[2i+1] cos - x[2i] sin: not a rotation)."""
     d = x.shape[-1]
     index = torch.arange(d // 2, dtype=torch.float64)
-    theta = base ** (-(index if slip == "exponent" else 2 * index) / d)
+    theta = base ** ((1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index) / d)
+    if slip == "index_positions":
+        positions = torch.arange(x.shape[-2])
     angles = positions.to(torch.float64)[:, None] * theta[None, :]
     if slip == "integer_angles":
         angles = angles.trunc()
@@ -262,10 +307,12 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
         first, second = x[..., : d // 2], x[..., d // 2:]
         return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
     even, odd = x[..., 0::2], x[..., 1::2]
+    if slip == "sign_typo":
+        return torch.stack([even * cos - odd * sin, odd * cos - even * sin], dim=-1).flatten(-2)
     return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
 
 
-ROPE_SLIPS = ("halves", "exponent", "direction", "integer_angles")
+ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "direction", "integer_angles", "index_positions", "sign_typo")
 
 
 @probe("rope_values")
@@ -292,10 +339,11 @@ def probe_rope_values(ns):
     except Exception:
         pass
     out["x_unchanged"] = np.array(bool(torch.equal(x, kept)))
-    for slip in ROPE_SLIPS:
+    for slip in ROPE_SLIPS:  # on the cases where the slip gives other values than RoPE
         out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
             bool(like(out[name], trusted_rope(xs, p, slip=slip, **kw), atol=1e-5))
-            for name, (xs, p, kw) in cases.items() if name != "from_zero" or slip != "integer_angles")))
+            for name, (xs, p, kw) in cases.items()
+            if not torch.allclose(trusted_rope(xs, p, slip=slip, **kw), trusted_rope(xs, p, **kw), atol=1e-5))))
     return out
 
 
@@ -369,8 +417,11 @@ class GraderGPT(nn.Module):
 class TrustedAttention(nn.Module):
     """The attention of the notebook's solution, or one of its usual slips (`slip`, a class attribute set by
     `slipped`): "no_offset" (the causal mask ignores the cache: tril(0)), "prepended" (new keys before the cached
-    ones), "no_scale", "scale_d_model" (scores / sqrt(d_model)), "rope_on_values", "heads_split" (heads split by
-    view(B, n_heads, T, d_head)), "cache_not_appended" (the cache returned as it came)."""
+    ones), "no_scale", "scale_d_model" (scores / sqrt(d_model)), "scaled_after_softmax" (the weights divided by
+    sqrt(d_head)), "rope_on_values", "heads_split" (heads split by view(B, n_heads, T, d_head)), "heads_merged"
+    (heads merged by a reshape without the transpose), "cache_not_appended" (the cache returned as it came),
+    "no_mask", "zero_fill" (blocked scores set to 0), "softmax_queries" (the softmax over the queries),
+    "window_positions" (q and k rotated at 0 .. T-1, not at the positions given)."""
 
     slip = ""
 
@@ -388,7 +439,8 @@ class TrustedAttention(nn.Module):
         else:
             q, k, v = (t.view(B, T, self.n_heads, d_head).transpose(1, 2) for t in self.qkv(x).split(d_model, dim=-1))
         if self.rope:
-            q, k = trusted_rope(q, positions), trusted_rope(k, positions)
+            at = torch.arange(T) if self.slip == "window_positions" else positions
+            q, k = trusted_rope(q, at), trusted_rope(k, at)
             if self.slip == "rope_on_values":
                 v = trusted_rope(v, positions)
         new_k, new_v = k, v
@@ -399,8 +451,13 @@ class TrustedAttention(nn.Module):
         scale = {"no_scale": 1.0, "scale_d_model": math.sqrt(d_model)}.get(self.slip, math.sqrt(d_head))
         scores = q @ k.transpose(-2, -1) / scale
         allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=0 if self.slip == "no_offset" else past)
-        weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
-        y = (weights @ v).transpose(1, 2).reshape(B, T, d_model)
+        if self.slip != "no_mask":
+            scores = scores.masked_fill(~allowed, 0.0 if self.slip == "zero_fill" else float("-inf"))
+        weights = torch.softmax(scores, dim=-2 if self.slip == "softmax_queries" else -1)
+        if self.slip == "scaled_after_softmax":
+            weights = weights / math.sqrt(d_head)
+        y = (weights @ v).reshape(B, T, d_model) if self.slip == "heads_merged" else \
+            (weights @ v).transpose(1, 2).reshape(B, T, d_model)
         returned = cache if self.slip == "cache_not_appended" and cache is not None else (k, v)
         if self.slip == "cache_not_appended" and cache is None:
             returned = (new_k, new_v)
@@ -412,8 +469,9 @@ def slipped(slip: str):
     return type(f"Slipped{slip.title()}", (TrustedAttention,), {"slip": slip})
 
 
-ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "rope_on_values", "heads_split",
-                   "cache_not_appended")
+ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "scaled_after_softmax", "rope_on_values",
+                   "heads_split", "heads_merged", "cache_not_appended", "no_mask", "zero_fill", "softmax_queries",
+                   "window_positions")
 PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
 
 
@@ -455,7 +513,8 @@ def probe_attention_cache(ns):
     keys (rotated); whether outputs at earlier positions ignore later tokens; clues: whether the logits are those
     of a usual slip (ATTENTION_SLIPS)."""
     attention_class = require(ns, "CausalSelfAttention")
-    with replaced(ns, apply_rope=trusted_rope):  # the grader's: a slip in apply_rope costs its own checks' points
+    with replaced(ns, apply_rope=lambda x, positions, base=10000.0: trusted_rope(x, positions, base)):
+        # the grader's apply_rope: a slip in the student's costs its own checks' points
         out = _attention_runs(attention_class)
         out |= {f"no_rope_{key}": value for key, value in _attention_runs(attention_class, rope=False).items()
                 if key in ("full", "stepwise")}
@@ -490,6 +549,7 @@ def probe_initial_loss(ns):
         torch.manual_seed(seed)
         model = GraderGPT(TrustedAttention, vocab_size=INIT_VOCAB, d_model=64, n_heads=4, n_layers=2)
         model.pos_emb = nn.Embedding(128, 64)
+        model.gate = nn.Linear(64, 64, bias=False)  # a Linear without a bias (not the tied head)
         model.extra = nn.Module()
         model.extra.register_parameter("scale", nn.Parameter(torch.full((3,), 7.0)))
         for module in model.modules():  # PyTorch's own initialisation, as a new model has it
@@ -534,6 +594,14 @@ def probe_generate(ns):
             out[f"{mode}_ids"] = error_output(error)
         out[f"{mode}_calls"] = np.array([[length, given] for length, given, _ in model.calls], dtype=np.int64)
         out[f"{mode}_no_grad"] = np.array(not any(grad for _, _, grad in model.calls))
+        if f"{mode}_logits" in out:
+            new_ids, logits = out[f"{mode}_ids"][:, GENERATE_PROMPT.shape[1]:], out[f"{mode}_logits"]
+            out[f"{mode}_argmax"] = np.array(new_ids.shape == logits.shape[:2]
+                                             and bool(np.array_equal(new_ids, logits.argmax(-1))))
+        later = model.calls[1:]
+        if use_cache:
+            out["refeeds_ids"] = np.array(any(given and length > 1 for length, given, _ in later))
+            out["drops_caches"] = np.array(bool(later) and not any(given for _, given, _ in later))
     model = GraderGPT(TrustedAttention, seed=71).eval()
     with torch.no_grad():
         reference_logits = []
@@ -590,9 +658,10 @@ def probe_optimizer_groups(ns):
     names = {id(p): name for name, p in model.named_parameters()}
     try:
         optimizer = configure_optimizer(model, lr=0.0125, weight_decay=0.07)
-    except Exception as error:  # AdamW refuses a parameter in two groups: the tied weight, counted twice
-        return {"type": error_output(error),
-                "duplicate_error": np.array("more than one parameter group" in str(error))}
+    except ValueError as error:  # AdamW refuses a parameter in two groups: the tied weight, counted twice
+        if "more than one parameter group" not in str(error):
+            raise
+        return {"type": error_output(error), "duplicate_error": np.array(True)}
     groups = [[names.get(id(p), "not a parameter of the model") for p in group["params"]]
               for group in optimizer.param_groups]
     out = {"type": np.array(type(optimizer).__name__), "group_count": np.array(len(groups)),
@@ -602,7 +671,9 @@ def probe_optimizer_groups(ns):
            "lr": np.array([float(group["lr"]) for group in optimizer.param_groups]),
            "betas": np.array([tuple(map(float, group["betas"])) for group in optimizer.param_groups]),
            "each_once": np.array(sorted(name for group in groups for name in group) == sorted(names.values()))}
-    first = groups[0] if groups else []
+    decays = [float(group.get("weight_decay", 0.0)) for group in optimizer.param_groups]
+    first = groups[int(np.argmax(decays))] if groups else []  # the decayed group, wherever it is
+    out["groups_swapped"] = np.array(len(decays) == 2 and decays[0] == 0.0 and decays[1] > 0.0)
     out["decays_layernorm"] = np.array(any(name.startswith("ln") for name in first))
     out["decays_biases"] = np.array(any(name.endswith("bias") for name in first))
     out["decays_embeddings"] = np.array(any("emb" in name for name in first))
@@ -615,20 +686,33 @@ LR_SETTINGS = {"warmup_10": (10, 100, 1.0, 0.1, 115), "no_warmup": (0, 50, 3e-3,
 
 
 def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
-    """The schedule, or a slip: "warmup_from_zero" (max_lr * step / warmup), "progress_over_total"
-    ((step - warmup) / total), "no_floor" (cosine to 0), "linear_decay"."""
+    """The schedule, or a slip: "warmup_from_zero" (max_lr * step / warmup), "warmup_linspace" (max_lr * step /
+    (warmup - 1)), "progress_over_total" ((step - warmup) / total), "progress_short" ((step - warmup) / (total -
+    warmup - 1)), "no_floor" (cosine to 0), "no_clamp" (the cosine goes on past total), "linear_decay"."""
     if step < warmup:
+        if slip == "warmup_linspace":
+            return max_lr * step / (warmup - 1)
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
-    if step >= total:
+    if step >= total and slip != "no_clamp":
         return 0.0 if slip == "no_floor" else min_lr
-    progress = (step - warmup) / (total if slip == "progress_over_total" else total - warmup)
+    span = {"progress_over_total": total, "progress_short": total - warmup - 1}.get(slip, total - warmup)
+    progress = (step - warmup) / span
     if slip == "linear_decay":
         return max_lr - progress * (max_lr - min_lr)
     low = 0.0 if slip == "no_floor" else min_lr
     return low + 0.5 * (1.0 + math.cos(math.pi * progress)) * (max_lr - low)
 
 
-LR_SLIPS = ("warmup_from_zero", "progress_over_total", "no_floor", "linear_decay")
+LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progress_short", "no_floor", "no_clamp",
+            "linear_decay")
+
+
+def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
+    """The slip's rates at every step of a setting, or None where it cannot compute them (a division by zero)."""
+    try:
+        return np.array([trusted_lr(step, warmup, total, max_lr, min_lr, slip) for step in range(steps)])
+    except ZeroDivisionError:
+        return None
 
 
 @probe("lr_schedule")
@@ -645,11 +729,14 @@ def probe_lr_schedule(ns):
         out[name] = caught(rates)
     out["floats"] = np.array(bool(types) and all(t == "float" for t in types))
     for slip in LR_SLIPS:
-        out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
-            bool(like(out[name], np.array([trusted_lr(s, w, t, hi, lo, slip) for s in range(n)]), atol=1e-9))
-            and not np.allclose([trusted_lr(s, w, t, hi, lo, slip) for s in range(n)],
-                                [trusted_lr(s, w, t, hi, lo) for s in range(n)])
-            for name, (w, t, hi, lo, n) in LR_SETTINGS.items())))
+        def like_slip(slip=slip) -> np.ndarray:
+            found = False
+            for name, setting in LR_SETTINGS.items():
+                rates, right = slip_rates(slip, *setting), slip_rates("", *setting)
+                if rates is not None and not np.allclose(rates, right):
+                    found |= bool(like(out[name], rates, atol=1e-9))
+            return np.array(found)
+        out[f"like_{slip}"] = clue(like_slip)
     return out
 
 
@@ -671,15 +758,23 @@ class RecordingAdamW(torch.optim.AdamW):
         return super().step(closure)
 
 
-def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer: RecordingAdamW) -> torch.Tensor:
+def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer: RecordingAdamW):
     """The gradient of the mean cross-entropy of (x, y) for a copy of `model` (before its step), flattened in the
-    optimizer's group order (the copy's parameters matched to the original's by name)."""
+    optimizer's group order (the copy's parameters matched to the original's by name), and the losses of two slips:
+    summed over the positions, and on targets shifted a second time (logits[:, :-1] against y[:, 1:])."""
     copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
     copied = dict(copy.named_parameters())
     logits, _ = copy(x)
-    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    flat = logits.reshape(-1, logits.shape[-1])
+    loss = F.cross_entropy(flat, y.reshape(-1))
+    with torch.no_grad():
+        slips = {"summed": F.cross_entropy(flat, y.reshape(-1), reduction="sum").item(),
+                 "shifted_again": F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),
+                                                  y[:, 1:].reshape(-1)).item()}
     loss.backward()
-    return torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups for p in group["params"]])
+    gradient = torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups
+                          for p in group["params"]])
+    return gradient, slips
 
 
 def copy_module(model: nn.Module) -> nn.Module:
@@ -712,10 +807,12 @@ def probe_train_step(ns):
     train_step = require(ns, "train_step")
     model = RecipeModel()
     optimizer = RecordingAdamW(model)
-    losses, types, modes, fresh = [], [], [], []
+    losses, types, modes, fresh, slipped_losses = [], [], [], [], []
     for i, lr in enumerate(STEP_RATES):
         x, y = _batch(100 + i)
-        fresh.append(fresh_gradient(model, x, y, optimizer))
+        gradient, slips = fresh_gradient(model, x, y, optimizer)
+        fresh.append(gradient)
+        slipped_losses.append(slips)
         model.eval()
         original_forward = model.forward
 
@@ -737,6 +834,9 @@ def probe_train_step(ns):
            "clipped": np.array(len(recorded) == 3 and all(float(g.norm()) <= 1.0 + 1e-4 for g in recorded)),
            "train_mode": np.array(bool(modes) and all(modes)),
            "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
+    out["zero_gradients_at_step"] = np.array(bool(recorded) and all(float(g.abs().max()) == 0.0 for g in recorded))
+    for slip in ("summed", "shifted_again"):  # only the first step's: the slips' later losses follow other steps
+        out[f"like_loss_{slip}"] = clue(lambda slip=slip: like(out["losses"][:1], [slipped_losses[0][slip]], atol=1e-4))
     if len(recorded) == 3:
         out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
         accumulated, before = [], torch.zeros_like(fresh[0])
