@@ -501,3 +501,274 @@ FRESH_ALTERNATIVES = (
                                                 (LOSS, "loss = F.cross_entropy(logits.transpose(1, 2), y)")),
          "gradients cleared before the forward pass, cross-entropy over (B, V, T) logits"),
 )
+
+# Held out: written later still, without reading how the checks detect anything, to measure how well the grader
+# names mistakes it was never tuned on (course.measuring.grader_accuracy).
+HELD_COSINE_SET = "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)"
+HELD_ROPE_IF = "        if self.rope:\n            " + ROTATE_QK + "\n"
+HELD_CACHE_IF = "        if cache is not None:\n            " + APPEND + "\n"
+HELD_GENERATE_START = "    chosen_from, caches, new = [], None, idx\n" + NO_GRAD
+HELD_GENERATE_BODY = (HELD_GENERATE_START +
+                      "        for _ in range(max_new_tokens):\n"
+                      "            if use_cache:\n"
+                      "                " + CACHED_CALL + "\n"
+                      "            else:\n"
+                      "                logits, _ = model(idx)\n"
+                      "            " + LAST + "\n"
+                      "            chosen_from.append(last)\n"
+                      "            " + ARGMAX + "\n"
+                      "            idx = torch.cat([idx, new], dim=1)\n"
+                      "    return idx, torch.stack(chosen_from, dim=1)\n")
+HELD_TRAIN_BPE_BODY = ("    " + START + "\n"
+                       "    " + RANGE + "\n"
+                       "        " + COUNT + "\n" + EMPTY +
+                       "        " + PICK + "\n"
+                       "        ids = merge_pair(ids, pair, new_id)\n"
+                       "        merges.append(pair)\n"
+                       "    return merges\n")
+
+HELD_OUT_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("held_bpe_least_frequent_pair", BPE, ((PICK, "pair = min(counts, key=counts.get)"),),
+         "min over the counts with key=counts.get: the LEAST frequent pair is merged each round", "bpe-merges"),
+    Edit("held_bpe_tie_by_second_id", BPE, ((PICK, "pair = min(counts, key=lambda p: (-counts[p], p[1], p[0]))"),),
+         "ties go to the pair with the smaller second id (pairs compared as (b, a))", "bpe-tie-rule"),
+    Edit("held_bpe_stop_without_repeats", BPE, ((PICK, PICK + "\n        if counts[pair] < 2:\n            break"),),
+         "training stops as soon as the best pair occurs only once: fewer than vocab_size - 256 merges",
+         "bpe-merge-count"),
+    Edit("held_merge_pair_first_only", BPE, ((JUMP, "            return merged + ids[i + 2:]\n"),),
+         "merge_pair replaces only the first occurrence of the pair", "bpe-merges"),
+    Edit("held_bpe_stop_on_one_pair", BPE, ((EMPTY, "        if len(counts) < 2:\n            break\n"),),
+         "training stops when fewer than two DISTINCT pairs are left (a a a: no merge at all)", "bpe-no-pairs-left"),
+    # encode
+    Edit("held_encode_stops_at_absent_merge", CODEC, ((ENCODE_LOOP,
+                                                       "    for i, pair in enumerate(merges):\n"
+                                                       "        if tuple(pair) not in zip(ids, ids[1:]):\n"
+                                                       "            break\n"
+                                                       "        ids = merge_pair(ids, tuple(pair), 256 + i)\n"),),
+         "encode stops at the first merge whose pair is absent, so later merges are never applied", "encode-values"),
+    Edit("held_encode_each_merge_on_bytes", CODEC, ((ENCODE_START, "    data = list(text.encode(\"utf-8\"))\n"
+                                                                   "    ids = data\n"),
+                                                    ("ids = merge_pair(ids, tuple(pair), 256 + i)",
+                                                     "ids = merge_pair(data, tuple(pair), 256 + i)")),
+         "each merge is applied to the original bytes, not to the result of the merges before it", "encode-values"),
+    # decode
+    Edit("held_decode_pair_bytes_swapped", CODEC, (("        vocab[256 + i] = vocab[a] + vocab[b]\n",
+                                                    "        vocab[256 + i] = vocab[b] + vocab[a]\n"),),
+         "a merged token's bytes are joined in the wrong order (b's bytes, then a's)", "decode-values"),
+    Edit("held_decode_table_built_backwards", CODEC, (("    for i, (a, b) in enumerate(merges):\n",
+                                                       "    for i, (a, b) in reversed(list(enumerate(merges))):\n"),),
+         "the byte table is built from the last merge to the first: a merge of merged ids finds no bytes (KeyError)",
+         "decode-values"),
+    # apply_rope
+    Edit("held_rope_second_coordinate_unrotated", ROPE, ((ROTATE, "return torch.stack([even * cos - odd * sin, odd], "
+                                                                  "dim=-1).flatten(-2)"),),
+         "only the first coordinate of each pair is changed; the second is passed through", "rope-not-relative"),
+    Edit("held_rope_positions_from_one", ROPE, ((ANGLES, "angles = (positions.to(torch.float32) + 1)[:, None] * "
+                                                         "theta[None, :]  # (T, d/2)"),),
+         "positions counted from 1: the row at position m is turned by (m + 1) theta", "rope-values"),
+    Edit("held_rope_cos_sin_swapped", ROPE, ((HELD_COSINE_SET, "cos, sin = angles.sin().to(x.dtype), "
+                                                               "angles.cos().to(x.dtype)"),),
+         "cos and sin swapped when unpacked", "rope-values"),
+    Edit("held_rope_output_in_halves", ROPE, ((ROTATE, "return torch.cat([even * cos - odd * sin, even * sin + odd * cos], "
+                                                       "dim=-1)"),),
+         "interleaved pairs read, but the results concatenated as halves instead of interleaved again", "rope-values"),
+    Edit("held_rope_float64_promoted", ROPE, ((THETA, THETA.replace("torch.float32", "torch.float64")),
+                                              (ANGLES, "angles = positions[:, None] * theta[None, :]  # (T, d/2)"),
+                                              (HELD_COSINE_SET, "cos, sin = angles.cos(), angles.sin()")),
+         "angles in float64 and never cast back: float32 inputs come back as float64", "rope-dtype"),
+    # CausalSelfAttention
+    Edit("held_attention_mask_inverted", ATTENTION, ((WEIGHTS, WEIGHTS.replace("~allowed", "allowed")),),
+         "masked_fill with the allowed mask instead of its negation: the allowed keys are the blocked ones",
+         "attention-not-causal"),
+    Edit("held_attention_mask_after_softmax", ATTENTION, ((WEIGHTS, "weights = torch.softmax(scores, dim=-1)"
+                                                                    ".masked_fill(~allowed, 0.0)"),),
+         "softmax over all keys, later ones zeroed afterwards: the weights no longer sum to 1 and depend on later tokens",
+         "attention-not-causal"),
+    Edit("held_attention_mask_one_ahead", ATTENTION, ((MASK, MASK.replace("tril(diagonal=past)",
+                                                                          "tril(diagonal=past + 1)")),),
+         "mask offset T_past + 1: each token also sees the next one (right for one-token steps only)",
+         "cache-mask-offset"),
+    Edit("held_attention_no_output_projection", ATTENTION, ((RETURN_CACHE, "return y, (k, v)"),),
+         "the merged heads returned without the output projection proj", "attention-values"),
+    Edit("held_attention_cache_new_only", ATTENTION, ((HELD_CACHE_IF,
+                                                       "        k_all, v_all = k, v\n"
+                                                       "        if cache is not None:\n"
+                                                       "            k_all, v_all = torch.cat([cache[0], k], dim=2), "
+                                                       "torch.cat([cache[1], v], dim=2)\n"),
+                                                      ("past = k.shape[2] - T", "past = k_all.shape[2] - T"),
+                                                      ("q @ k.transpose(-2, -1)", "q @ k_all.transpose(-2, -1)"),
+                                                      ("(weights @ v)", "(weights @ v_all)")),
+         "attends to cache + new keys but returns only the new tokens' keys and values as the cache",
+         "cache-not-appended"),
+    Edit("held_attention_q_and_k_both_scaled", ATTENTION, ((SCORES, "scores = (q / math.sqrt(d_head)) @ "
+                                                                    "(k / math.sqrt(d_head)).transpose(-2, -1)"),),
+         "q and k each divided by sqrt(d_head): the scores are divided by d_head", "attention-scale"),
+    Edit("held_attention_rope_after_append", ATTENTION, ((HELD_ROPE_IF + HELD_CACHE_IF, HELD_CACHE_IF + HELD_ROPE_IF),),
+         "RoPE applied after appending the cache: cached keys rotated again at the new positions (or a shape error)",
+         "attention-values"),
+    # init_weights
+    Edit("held_init_mean_positional", INIT, ((NORMAL, "        nn.init.normal_(module.weight, 0.02)\n"),),
+         "normal_(w, 0.02): 0.02 is the mean, the std stays 1", "init-values"),
+    Edit("held_init_uniform", INIT, ((NORMAL, "        nn.init.uniform_(module.weight, -0.02, 0.02)\n"),),
+         "weights uniform on [-0.02, 0.02] (std 0.0115), not N(0, 0.02^2)", "init-values"),
+    Edit("held_init_layernorm_swapped", INIT, ((NORM_INIT, "    if isinstance(module, nn.LayerNorm):\n"
+                                                           "        nn.init.zeros_(module.weight)\n"
+                                                           "        nn.init.ones_(module.bias)\n"),),
+         "LayerNorm weight set to 0 and bias to 1", "init-layernorm"),
+    Edit("held_init_linear_xavier", INIT, ((KINDS + "\n" + NORMAL,
+                                            "if isinstance(module, nn.Embedding):\n" + NORMAL +
+                                            "    if isinstance(module, nn.Linear):\n"
+                                            "        nn.init.xavier_normal_(module.weight)\n"),),
+         "Linear weights Xavier-normal instead of N(0, 0.02^2) (the tied head re-draws the embedding too)",
+         "init-linear"),
+    Edit("held_init_new_parameter", INIT, ((NORMAL, "        module.weight = nn.Parameter(torch.randn_like("
+                                                    "module.weight) * 0.02)\n"),),
+         "a new Parameter assigned instead of initialising in place: the tied head and embedding come apart",
+         "init-values"),
+    # generate
+    Edit("held_generate_new_ids_only", GENERATE, (("    return idx, torch.stack(chosen_from, dim=1)\n",
+                                                   "    return idx[:, -max_new_tokens:], torch.stack(chosen_from, "
+                                                   "dim=1)\n"),),
+         "only the new ids returned, without the prompts", "generate-values"),
+    Edit("held_generate_logits_time_first", GENERATE, (("torch.stack(chosen_from, dim=1)", "torch.stack(chosen_from)"),),
+         "logits stacked along dim 0: (max_new_tokens, B, V)", "generate-values"),
+    Edit("held_generate_extra_prefill_token", GENERATE, ((HELD_GENERATE_START,
+                                                          "    chosen_from = []\n" + NO_GRAD +
+                                                          "        logits, caches = model(idx)\n"
+                                                          "        " + LAST + "\n"
+                                                          "        chosen_from.append(last)\n"
+                                                          "        " + ARGMAX + "\n"
+                                                          "        idx = torch.cat([idx, new], dim=1)\n"),),
+         "the prompt pass chooses a token, then the loop still runs max_new_tokens times: one token too many",
+         "generate-values"),
+    Edit("held_generate_max_values_as_ids", GENERATE, ((ARGMAX, "new = last.max(dim=-1, keepdim=True).values"),),
+         "the largest logit's value appended as the id instead of its index", "generate-values"),
+    # configure_optimizer
+    Edit("held_optimizer_decay_by_weight_name", OPTIMIZER, ((DECAY, "decay = {id(p): p for name, p in "
+                                                                    "model.named_parameters()\n"
+                                                                    "             if name.endswith(\"weight\") and "
+                                                                    "id(p) not in embeddings}"),),
+         "every parameter named ...weight decayed but embeddings: LayerNorm weights decayed too",
+         "decay-on-norms-biases"),
+    Edit("held_optimizer_default_betas", OPTIMIZER, ((BETAS, "lr=lr)"),),
+         "AdamW's default betas (0.9, 0.999), not (0.9, 0.95)", "optimizer-settings"),
+    Edit("held_optimizer_linear_biases_decayed", OPTIMIZER, ((DECAY, "decay = {id(p): p for m in model.modules() "
+                                                                     "if isinstance(m, nn.Linear)\n"
+                                                                     "             for p in m.parameters() "
+                                                                     "if id(p) not in embeddings}"),),
+         "all of each Linear's parameters decayed: its biases too", "decay-on-norms-biases"),
+    Edit("held_optimizer_tied_head_decayed", OPTIMIZER, ((DECAY, "decay = {id(m.weight): m.weight for m in "
+                                                                 "model.modules() if isinstance(m, nn.Linear)}"),),
+         "every Linear weight decayed, the tied head (the token embedding) included", "decay-on-embeddings"),
+    # lr_at
+    Edit("held_lr_warmup_inclusive", LR, (("if step < warmup:", "if step <= warmup:"),),
+         "warm-up branch also at step warmup: max_lr * (warmup + 1) / warmup there, and warmup = 0 divides by zero",
+         "lr-values"),
+    Edit("held_lr_cosine_without_pi", LR, ((COSINE, COSINE.replace("math.pi * progress", "progress")),),
+         "cos(progress) instead of cos(pi * progress): the decay never reaches min_lr before total", "lr-shape"),
+    Edit("held_lr_progress_floor_division", LR, ((PROGRESS, PROGRESS.replace(" / ", " // ")),),
+         "progress by floor division: 0 until total, so the rate stays at max_lr", "cosine-progress"),
+    Edit("held_lr_warmup_from_min_lr", LR, ((WARMUP, "return min_lr + (max_lr - min_lr) * (step + 1) / warmup"),),
+         "warm-up from min_lr to max_lr instead of max_lr * (step + 1) / warmup", "lr-values"),
+    Edit("held_lr_cosine_bounds_swapped", LR, ((COSINE, "return max_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) "
+                                                        "* (min_lr - max_lr)"),),
+         "min_lr and max_lr swapped in the cosine: it rises from min_lr to max_lr", "lr-values"),
+    # train_step
+    Edit("held_step_clip_before_backward", STEP, ((ZERO + BACKWARD + CLIP, ZERO + CLIP + BACKWARD),),
+         "gradients clipped before backward (on cleared gradients): the step's gradients are never clipped",
+         "clip-after-step"),
+    Edit("held_step_lr_in_defaults", STEP, ((SET_LR, "    optimizer.defaults[\"lr\"] = lr\n"),),
+         "lr written into optimizer.defaults, which the existing groups do not read", "lr-not-set"),
+    Edit("held_step_nll_on_logits", STEP, ((LOSS, LOSS.replace("F.cross_entropy(", "F.nll_loss(")),),
+         "nll_loss on raw logits (no log-softmax): the loss is minus the target's logit", "train-step-values"),
+    Edit("held_step_before_backward", STEP, ((ZERO + BACKWARD + CLIP + STEP_CALL, ZERO + STEP_CALL + BACKWARD + CLIP),),
+         "optimizer.step() before loss.backward(): each step uses cleared gradients, the model never learns",
+         "train-step-values"),
+    Edit("held_step_softmax_then_cross_entropy", STEP, ((LOSS, "loss = F.cross_entropy(logits.softmax(dim=-1)"
+                                                               ".reshape(-1, logits.shape[-1]), y.reshape(-1))"),),
+         "cross-entropy of softmax probabilities (softmax applied twice)", "train-step-values"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("held_bpe_dict_counts_while", BPE, ((HELD_TRAIN_BPE_BODY,
+                                              "    ids, merges = list(text.encode(\"utf-8\")), []\n"
+                                              "    while len(merges) < vocab_size - 256 and len(ids) >= 2:\n"
+                                              "        counts = {}\n"
+                                              "        for adjacent in zip(ids, ids[1:]):\n"
+                                              "            counts[adjacent] = counts.get(adjacent, 0) + 1\n"
+                                              "        best = max(counts.values())\n"
+                                              "        pair = min(p for p, c in counts.items() if c == best)\n"
+                                              "        ids = merge_pair(ids, pair, 256 + len(merges))\n"
+                                              "        merges.append(pair)\n"
+                                              "    return merges\n"),),
+         "a while loop on the number of merges, pairs counted in a dict, the smallest of the most frequent"),
+    Edit("held_decode_unmerge_backwards", CODEC, ((VOCAB_BUILD + "    " + JOIN,
+                                                   "    ids = [int(i) for i in ids]\n"
+                                                   "    for new_id in range(255 + len(merges), 255, -1):\n"
+                                                   "        a, b = merges[new_id - 256]\n"
+                                                   "        ids = [part for i in ids for part in ((a, b) if i == new_id "
+                                                   "else (i,))]\n"
+                                                   "    return bytes(ids).decode(\"utf-8\", errors=\"replace\")"),),
+         "decode by undoing the merges, last first, down to bytes"),
+    Edit("held_rope_rotation_matrices", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                                "T, half = angles.shape\n"
+                                                "    rotation = torch.zeros(T, d, d, dtype=x.dtype, device=x.device)\n"
+                                                "    i = torch.arange(half, device=x.device)\n"
+                                                "    rotation[:, 2 * i, 2 * i], rotation[:, 2 * i, 2 * i + 1] = cos, -sin\n"
+                                                "    rotation[:, 2 * i + 1, 2 * i], rotation[:, 2 * i + 1, 2 * i + 1] = "
+                                                "sin, cos\n"
+                                                "    return torch.einsum(\"tij,...tj->...ti\", rotation, x)"),),
+         "a block-diagonal rotation matrix per position, applied with einsum"),
+    Edit("held_attention_triangle_rows_where", ATTENTION, ((MASK + "\n        " + WEIGHTS,
+                                                            "allowed = torch.ones(past + T, past + T, dtype=torch.bool, "
+                                                            "device=x.device).tril()[past:]\n"
+                                                            "        weights = F.softmax(torch.where(allowed, scores, "
+                                                            "scores.new_tensor(float(\"-inf\"))), dim=-1)"),),
+         "the mask as the last T rows of the full causal triangle, applied with torch.where"),
+    Edit("held_init_named_parameters", INIT, ((KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS + NORM_INIT,
+                                               "if isinstance(module, (nn.Linear, nn.Embedding, nn.LayerNorm)):\n"
+                                               "        for name, p in module.named_parameters(recurse=False):\n"
+                                               "            if name == \"bias\":\n"
+                                               "                nn.init.zeros_(p)\n"
+                                               "            elif isinstance(module, nn.LayerNorm):\n"
+                                               "                nn.init.ones_(p)\n"
+                                               "            else:\n"
+                                               "                nn.init.normal_(p, mean=0.0, std=0.02)\n"),),
+         "the module's own parameters walked by name"),
+    Edit("held_generate_no_final_pass", GENERATE, ((HELD_GENERATE_BODY,
+                                                    "    out, steps = idx, []\n"
+                                                    "    with torch.no_grad():\n"
+                                                    "        logits, caches = model(idx)\n"
+                                                    "        for t in range(max_new_tokens):\n"
+                                                    "            last = logits[:, -1]\n"
+                                                    "            steps.append(last)\n"
+                                                    "            out = torch.cat([out, last.argmax(-1)[:, None]], dim=1)\n"
+                                                    "            if t + 1 < max_new_tokens:\n"
+                                                    "                logits, caches = model(out[:, -1:], caches) "
+                                                    "if use_cache else model(out)\n"
+                                                    "    return out, torch.stack(steps, dim=1)\n"),),
+         "the prompt run first; the model is run again only when another id is needed (no wasted last pass)"),
+    Edit("held_optimizer_owner_map", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY,
+                                                  "owners = {}\n"
+                                                  "    for m in model.modules():\n"
+                                                  "        for name, p in m.named_parameters(recurse=False):\n"
+                                                  "            owners.setdefault(id(p), []).append((m, name))\n"
+                                                  "    decay = {id(p): p for p in model.parameters()\n"
+                                                  "             if any(isinstance(m, nn.Linear) and name == \"weight\" "
+                                                  "for m, name in owners[id(p)])\n"
+                                                  "             and not any(isinstance(m, nn.Embedding) "
+                                                  "for m, _ in owners[id(p)])}"),),
+         "each parameter's owning modules collected, decay for Linear weights that no Embedding owns"),
+    Edit("held_lr_fraction_remaining", LR, ((PROGRESS + "\n    " + COSINE,
+                                             "remaining = (total - step) / (total - warmup)\n"
+                                             "    return min_lr + (max_lr - min_lr) * (1.0 - math.cos(math.pi * "
+                                             "remaining)) / 2"),),
+         "the cosine written over the fraction of the decay remaining: (1 - cos(pi * remaining)) / 2"),
+    Edit("held_step_log_softmax_gather", STEP, ((SET_LR, "    for group in optimizer.param_groups:\n"
+                                                         "        group.update(lr=lr)\n"),
+                                                ("    model.train()\n", "    model.train(True)\n"),
+                                                (LOSS, "loss = -F.log_softmax(logits, dim=-1).gather(-1, "
+                                                       "y.unsqueeze(-1)).mean()")),
+         "the cross-entropy as the mean of minus the gathered log-softmax; lr set with dict.update"),
+)
