@@ -173,7 +173,7 @@ CHECKS = (
         Expect("no_merges", "bpe-merges", observed="with vocab_size 250 the merges are not []"),
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("tie_largest", "tie_first_seen", "count_without_overlap",
                                                      "disjoint_pairs", "counts_once", "overlapping_merge",
-                                                     "drops_last", "one_merge_more", "characters")),
+                                                     "drops_last", "one_merge_more", "code_points")),
         diagnoses=(
         Diagnosis("bpe-overlap-count", wrong=("words", "like_disjoint_pairs")),
         Diagnosis("bpe-merges", wrong=("words", "like_counts_once")),
@@ -183,7 +183,7 @@ CHECKS = (
         Diagnosis("bpe-overlap-count", wrong=("repeats", "like_count_without_overlap")),
         Diagnosis("bpe-overlapping-merge", wrong=("repeats", "like_overlapping_merge")),
         Diagnosis("bpe-merge-count", wrong=("words", "like_one_merge_more")),
-        Diagnosis("bpe-not-bytes", wrong=("unicode", "like_characters"), right=("words",)),
+        Diagnosis("bpe-not-bytes", wrong=("unicode", "like_code_points"), right=("words",)),
         Diagnosis("bpe-no-pairs-left", wrong=("short",), right=("ties", "repeats", "words", "unicode")),
     )),
     Check("bpe_encode", "encode", (
@@ -196,12 +196,12 @@ CHECKS = (
         Expect("runs", "encode-values", observed="a run of one letter (aaaaa) encodes to other ids"),
         Expect("empty", "encode-values", observed="'' does not encode to []"),
     ), clues=(Clue("like_greedy_longest"), Clue("like_reversed"), Clue("like_overlapping_merge"),
-              Clue("like_characters"), Clue("like_offset")), diagnoses=(
+              Clue("like_code_points"), Clue("like_offset")), diagnoses=(
         Diagnosis("encode-values", wrong=("training_text", "like_offset")),
         Diagnosis("encode-merge-order", wrong=("order", "like_greedy_longest")),
         Diagnosis("encode-merge-order", wrong=("order", "like_reversed")),
         Diagnosis("bpe-overlapping-merge", wrong=("runs", "like_overlapping_merge")),
-        Diagnosis("bpe-not-bytes", wrong=("unicode", "like_characters"), right=("training_text",)),
+        Diagnosis("bpe-not-bytes", wrong=("unicode", "like_code_points"), right=("training_text",)),
     )),
     Check("bpe_decode", "decode", (
         Expect("ascii", "decode-values", observed="ids of ASCII text do not decode to that text"),
@@ -236,7 +236,7 @@ CHECKS = (
         Expect("float64", "rope-values", atol=1e-4, observed="for float64 input, the rotated values differ"),
         Expect("dtype_kept", "rope-dtype"),
         Expect("x_unchanged", "modifies-argument"),
-    ), clues=tuple(Clue(f"like_{slip}") for slip in ("halves", "exponent", "exponent_sign", "direction",
+    ), clues=tuple(Clue(f"like_{slip}") for slip in ("halves", "exponent", "exponent_sign", "clockwise",
                                                      "integer_angles", "index_positions", "sign_typo")),
         diagnoses=(
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_sign")),
@@ -244,7 +244,7 @@ CHECKS = (
         Diagnosis("rope-values", wrong=("late", "like_sign_typo")),
         Diagnosis("rope-halves", wrong=("late", "like_halves")),
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent")),
-        Diagnosis("rope-direction", wrong=("late", "like_direction")),
+        Diagnosis("rope-direction", wrong=("late", "like_clockwise")),
         Diagnosis("rope-integer-angles", wrong=("late", "like_integer_angles")),
     )),
     Check("rope_relative", "apply_rope", (

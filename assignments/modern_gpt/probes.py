@@ -74,8 +74,8 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     seen first, as Counter.most_common gives), "count_without_overlap" (a a a counts (a, a) once), "disjoint_pairs"
     (only the pairs at even positions counted), "counts_once" (the pairs counted once, on the bytes, each round the
     next most frequent of those), "overlapping_merge", "drops_last" (merging loses an unmerged last id),
-    "one_merge_more" (vocab_size - 255 merges), "characters" (code points, not UTF-8 bytes)."""
-    ids = [ord(ch) for ch in text] if slip == "characters" else list(text.encode("utf-8"))
+    "one_merge_more" (vocab_size - 255 merges), "code_points" (code points, not UTF-8 bytes)."""
+    ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
     merges, first_counts = [], Counter(zip(ids, ids[1:]))
     for new_id in range(256, vocab_size + (slip == "one_merge_more")):
         if slip == "counts_once":
@@ -106,9 +106,9 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
 
 
 def trusted_encode(text: str, merges, slip: str = "") -> list[int]:
-    """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "characters", "offset"
+    """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "code_points", "offset"
     (merge i gives id 512 + i: 256 added twice)."""
-    ids = [ord(ch) for ch in text] if slip == "characters" else list(text.encode("utf-8"))
+    ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
     order = list(enumerate(merges))
     for i, pair in reversed(order) if slip == "reversed" else order:
         ids = trusted_merge_pair(ids, tuple(pair), (512 if slip == "offset" else 256) + i,
@@ -171,7 +171,7 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
     "no_merges": ("hello", 250),
 }
 BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
-             "overlapping_merge", "drops_last", "one_merge_more", "characters")
+             "overlapping_merge", "drops_last", "one_merge_more", "code_points")
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -233,7 +233,7 @@ def probe_bpe_encode(ns):
                             for name, (text, merges) in ENCODE_TEXTS.items()))
 
     out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
-    for slip in ("reversed", "overlapping_merge", "characters", "offset"):
+    for slip in ("reversed", "overlapping_merge", "code_points", "offset"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(lambda t, m: trusted_encode(t, m, slip)))
     return out
 
@@ -279,7 +279,7 @@ def probe_bpe_decode(ns):
 
     for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(slip))
-    out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in out
+    out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in DECODE_IDS
                                        if out[name].dtype.kind in "US"))
     return out
 
@@ -289,7 +289,7 @@ def probe_bpe_decode(ns):
 
 def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0, slip: str = "") -> torch.Tensor:
     """RoPE with interleaved pairs, or a slip: "halves" (pair i with i + d/2), "exponent" (base ** (-i / d) for
-    pair i), "exponent_sign" (base ** (+2i / d)), "direction" (each pair turned the other way), "integer_angles"
+    pair i), "exponent_sign" (base ** (+2i / d)), "clockwise" (each pair turned the other way), "integer_angles"
     (angles truncated to integers), "index_positions" (the rows' indexes 0 .. T-1, not the positions given),
     "sign_typo" (x'[2i+1] = x[2i+1] cos - x[2i] sin: not a rotation)."""
     d = x.shape[-1]
@@ -301,7 +301,7 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     if slip == "integer_angles":
         angles = angles.trunc()
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    if slip == "direction":
+    if slip == "clockwise":
         sin = -sin
     if slip == "halves":
         first, second = x[..., : d // 2], x[..., d // 2:]
@@ -312,7 +312,7 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
 
 
-ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "direction", "integer_angles", "index_positions", "sign_typo")
+ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo")
 
 
 @probe("rope_values")
