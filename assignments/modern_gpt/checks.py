@@ -100,6 +100,8 @@ MISTAKES = {
                  "module.bias is None).",
     "init-layernorm": "Leave LayerNorm at weight 1 and bias 0 (nn.init.ones_, nn.init.zeros_): drawing its weight "
                       "from N(0, 0.02^2) scales every normalised activation down to almost nothing.",
+    "init-in-place": "Initialise the existing parameters in place (nn.init.normal_(module.weight, ...)): assigning "
+                     "a new nn.Parameter unties the head from the token embedding it must share.",
     "init-other-modules": "Initialise only nn.Linear, nn.Embedding and nn.LayerNorm: model.apply calls init_weights "
                           "on every module, and other modules' parameters are not yours to change.",
     # generate
@@ -148,6 +150,9 @@ MISTAKES = {
                   "optimizer.param_groups: group['lr'] = lr.",
     "no-zero-grad": "Call optimizer.zero_grad() at every step, before backward(): otherwise each step adds its "
                     "gradient to all earlier ones.",
+    "step-order": "The optimizer stepped with all-zero gradients: at every step call optimizer.zero_grad(), then "
+                  "loss.backward(), then clip_grad_norm_, then optimizer.step(), in that order (zero_grad after "
+                  "backward, or step before it, throws the gradients away).",
     "no-train-mode": "Call model.train() before the forward pass: a model left in eval mode by an evaluation trains "
                      "with dropout (and anything else that differs) switched off.",
     "loss-not-float": "Return the loss as a Python float (loss.item()): a tensor keeps the whole graph of the step "
@@ -299,6 +304,7 @@ CHECKS = (
         Expect("biases_zero", "init-bias"),
         Expect("layernorm", "init-layernorm"),
         Expect("other_modules_kept", "init-other-modules"),
+        Expect("head_still_tied", "init-in-place"),
     ), diagnoses=(
         Diagnosis("init-other-modules", wrong=("other_modules_kept",)),  # first: its outputs fail with it
         Diagnosis("init-embedding", wrong=("loss_near_ln_v", "embedding_std"), right=("linear_std",)),
@@ -383,7 +389,7 @@ CHECKS = (
                observed="150 steps on one batch of a small GPT do not bring its loss below 0.1"),
     ), clues=(Clue("like_unclipped"), Clue("like_accumulated"), Clue("zero_gradients_at_step"),
               Clue("like_loss_summed"), Clue("like_loss_shifted_again")), diagnoses=(
-        Diagnosis("no-zero-grad", wrong=("step_gradients", "zero_gradients_at_step")),
+        Diagnosis("step-order", wrong=("step_gradients", "zero_gradients_at_step")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_summed")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_shifted_again")),
         Diagnosis("no-zero-grad", wrong=("step_gradients", "like_accumulated")),

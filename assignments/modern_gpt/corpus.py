@@ -399,8 +399,10 @@ FRESH_MUTANTS = (
     Edit("no_floor_after_total", LR, (("    if step >= total:\n        return min_lr\n", ""),),
          "no min_lr from step total on: the cosine climbs again past the end", "cosine-min-lr"),
     # train_step
+    # (relabelled with the rules after the held-out set: written as no-zero-grad; the catalogue's step-order, added
+    # then, names what the evidence shows, the optimizer stepping with zero gradients)
     Edit("zero_grad_after_backward", STEP, ((ZERO + BACKWARD, BACKWARD + ZERO),),
-         "gradients zeroed after backward, just before the step", "no-zero-grad"),
+         "gradients zeroed after backward, just before the step", "step-order"),
     Edit("lr_first_group_only", STEP, ((SET_LR, "    optimizer.param_groups[0][\"lr\"] = lr\n"),),
          "the learning rate set in the first group only", "lr-not-set"),
     Edit("loss_summed", STEP, ((LOSS, LOSS[:-1] + ", reduction=\"sum\")"),),

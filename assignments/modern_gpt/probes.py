@@ -541,8 +541,8 @@ INIT_VOCAB = 512
 def probe_initial_loss(ns):
     """The grader's GPT (vocabulary 512, d_model 64, with learned positions) after model.apply(init_weights): whether
     the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear and Embedding weights have a
-    standard deviation near 0.02, whether every Linear bias is 0 and every LayerNorm 1 and 0, and whether a module
-    of another kind kept its parameter."""
+    standard deviation near 0.02, whether every Linear bias is 0 and every LayerNorm 1 and 0, whether a module
+    of another kind kept its parameter, and whether the head is still the token embedding's weight."""
     init_weights = require(ns, "init_weights")
     results = {"loss_near_ln_v": [], "linear_std": [], "embedding_std": [], "biases_zero": [], "layernorm": []}
     for seed in (0, 1, 2):
@@ -555,6 +555,7 @@ def probe_initial_loss(ns):
         for module in model.modules():  # PyTorch's own initialisation, as a new model has it
             if hasattr(module, "reset_parameters"):
                 module.reset_parameters()
+        model.tok_emb.reset_parameters()  # the tied weight as a new GPT has it: nn.Embedding's N(0, 1), drawn last
         model.apply(init_weights)
         linears = [m for m in model.modules() if isinstance(m, nn.Linear) and m is not model.head]
         results["linear_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in linears))
@@ -568,7 +569,9 @@ def probe_initial_loss(ns):
             loss = F.cross_entropy(model(tokens)[0].reshape(-1, INIT_VOCAB), tokens.roll(-1, dims=1).reshape(-1))
         results["loss_near_ln_v"].append(abs(loss.item() - math.log(INIT_VOCAB)) < 0.1)
         other_kept = torch.equal(model.extra.scale, torch.full((3,), 7.0))
-    return {key: np.array(all(values)) for key, values in results.items()} | {"other_modules_kept": np.array(other_kept)}
+        tied = model.head.weight is model.tok_emb.weight
+    return {key: np.array(all(values)) for key, values in results.items()} | {
+        "other_modules_kept": np.array(other_kept), "head_still_tied": np.array(tied)}
 
 
 GENERATE_PROMPT = torch.randint(0, 23, (2, 4), generator=generator(81))
