@@ -29,6 +29,7 @@ import json
 import multiprocessing
 import os
 import re
+import resource
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -160,13 +161,28 @@ def evaluate(assignment: str, edit: Edit) -> Outcome:
     return Outcome(assignment, edit, failed_checks(assignment, edited, reuse=True))
 
 
+FAST_PATH_MEMORY_MB = 4096  # what a fast-path process may allocate beyond what it had when it was forked
+
+
+def limit_memory(megabytes: int = FAST_PATH_MEMORY_MB) -> None:
+    """Cap this process's private memory (RLIMIT_DATA) at what it holds now plus `megabytes`: code that asks for more
+    (a pasted class that takes ids for a tensor's shape) gets an allocation error, which the probes catch, instead of
+    filling the machine's memory until the kernel's OOM killer takes a process. The fast path runs student-like code
+    outside the sandbox (it measures the grader; grading itself is capped by the sandbox's cgroup)."""
+    with open("/proc/self/status") as status:
+        held = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmData:"))
+    limit = held + megabytes * 2**20
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
 def fast_path_pool() -> ProcessPoolExecutor:
     """The processes that judge notebooks on the fast path: COURSE_FAST_PATH_PROCESSES of them, 2 by default (the
-    machines' two cores), forked from this process, so that they share what it has built. Each builds what the
-    probes cache (models, a trained check) once, on its first notebook, unless this process has; `make test` gives
-    each of its workers one process, as each worker already has a core of its own."""
+    machines' two cores), forked from this process, so that they share what it has built, each with its memory
+    capped (`limit_memory`). Each builds what the probes cache (models, a trained check) once, on its first notebook,
+    unless this process has; `make test` gives each of its workers one process, as each worker already has a core of
+    its own."""
     return ProcessPoolExecutor(max_workers=int(os.environ.get("COURSE_FAST_PATH_PROCESSES", "2")),
-                               mp_context=multiprocessing.get_context("fork"))
+                               mp_context=multiprocessing.get_context("fork"), initializer=limit_memory)
 
 
 def evaluate_all(assignment: str, edits) -> list[Outcome]:
