@@ -31,7 +31,8 @@ MISTAKES = {
     "bpe-overlapping-merge": "Replace a pair from left to right WITHOUT overlap: after a merge, jump past both ids "
                              "(i += 2). Merging (a, a) in a a a gives [new, a], not two new tokens.",
     "bpe-merge-count": "Make exactly vocab_size - 256 merges (new ids 256 .. vocab_size - 1): "
-                       "for new_id in range(256, vocab_size).",
+                       "for new_id in range(256, vocab_size), a pair that occurs once merged like any other; stop "
+                       "early only when no pair is left.",
     "bpe-no-pairs-left": "Stop when the text has fewer than two ids left: the pair counts are then empty, and "
                          "max or min of an empty collection raises. Check before choosing a pair.",
     "bpe-not-bytes": "Start from the UTF-8 bytes, list(text.encode('utf-8')), not from the characters: ids 0 to 255 "
@@ -76,7 +77,7 @@ MISTAKES = {
                         "with the causal mask, weights @ v, heads merged, then proj.",
     "cache-mask-offset": "With a cache, the new token i sits at position T_past + i and may attend to every cached key: "
                          "the mask is torch.ones(T, T_past + T).tril(diagonal=T_past). tril() without the offset lets "
-                         "a one-token step see only the first key.",
+                         "a one-token step see only the first key; a larger offset lets a token see the next ones.",
     "cache-order": "Append the new keys and values AFTER the cached ones: torch.cat([cache_k, k], dim=2). The cache "
                    "holds positions 0 .. T_past - 1, in order.",
     "cache-not-appended": "Return the cache with the new tokens' keys and values appended (T_past + T positions), "
@@ -96,6 +97,9 @@ MISTAKES = {
                       "tied head makes logits of size about sqrt(d_model), and the first loss far above ln V.",
     "init-linear": "Draw every nn.Linear weight from N(0, 0.02^2): nn.init.normal_(module.weight, mean=0.0, "
                    "std=0.02).",
+    "init-std": "Draw nn.Linear and nn.Embedding weights alike from the normal distribution with mean 0 and "
+                "standard deviation 0.02: nn.init.normal_(module.weight, mean=0.0, std=0.02) (by keyword: normal_'s "
+                "second positional argument is the mean).",
     "init-bias": "Set every nn.Linear bias to 0 (nn.init.zeros_), where the Linear has one (bias=False: "
                  "module.bias is None).",
     "init-layernorm": "Leave LayerNorm at weight 1 and bias 0 (nn.init.ones_, nn.init.zeros_): drawing its weight "
@@ -133,13 +137,16 @@ MISTAKES = {
     "lr-values": "Warm-up: max_lr * (step + 1) / warmup for step < warmup; then min_lr + 0.5 * (1 + cos(pi * "
                  "progress)) * (max_lr - min_lr) with progress = (step - warmup) / (total - warmup); min_lr from "
                  "step total on. Return a Python float.",
-    "warmup-off-by-one": "The warm-up's first step already learns: max_lr * (step + 1) / warmup, so step 0 gives "
-                         "max_lr / warmup (not 0) and step warmup - 1 gives max_lr.",
-    "cosine-progress": "Measure the cosine's progress from the end of the warm-up: (step - warmup) / (total - "
-                       "warmup), so that it starts at max_lr right after the warm-up and ends at min_lr at total.",
+    "warmup-off-by-one": "The warm-up is steps 0 .. warmup - 1 (step < warmup), and its first step already learns: "
+                         "max_lr * (step + 1) / warmup, so step 0 gives max_lr / warmup (not 0), step warmup - 1 "
+                         "gives max_lr, and the cosine starts at step warmup.",
+    "cosine-progress": "Measure the cosine's progress from the end of the warm-up, as a fraction: (step - warmup) / "
+                       "(total - warmup) (true division: // stays 0), so that it starts at max_lr right after the "
+                       "warm-up and ends at min_lr at total.",
     "cosine-min-lr": "Decay to min_lr, not to 0: min_lr + 0.5 * (1 + cos(pi * progress)) * (max_lr - min_lr), and "
                      "min_lr from step total on.",
-    "lr-shape": "After the warm-up the rate follows a cosine (0.5 * (1 + cos(pi * progress))), not a straight line.",
+    "lr-shape": "After the warm-up the rate follows half a period of a cosine, 0.5 * (1 + cos(pi * progress)) with "
+                "progress from 0 to 1: not a straight line, and not cos(progress) without the pi.",
     "lr-type": "Return a Python float (math.cos, not torch.cos of a tensor).",
     # train_step
     "train-step-values": "Set lr in every group, model.train(), logits = model(x)[0], mean cross-entropy over B*T, "
@@ -178,13 +185,17 @@ CHECKS = (
         Expect("no_merges", "bpe-merges", observed="with vocab_size 250 the merges are not []"),
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("tie_largest", "tie_first_seen", "count_without_overlap",
                                                      "disjoint_pairs", "counts_once", "overlapping_merge",
-                                                     "drops_last", "one_merge_more", "code_points")),
+                                                     "drops_last", "one_merge_more", "code_points",
+                                                     "tie_second_first", "least_frequent", "stop_at_single")),
         diagnoses=(
         Diagnosis("bpe-overlap-count", wrong=("words", "like_disjoint_pairs")),
         Diagnosis("bpe-merges", wrong=("words", "like_counts_once")),
         Diagnosis("bpe-merges", wrong=("words", "like_drops_last")),
         Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_largest")),
         Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_first_seen")),
+        Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_second_first")),
+        Diagnosis("bpe-merges", wrong=("words", "like_least_frequent")),
+        Diagnosis("bpe-merge-count", wrong=("words", "like_stop_at_single")),
         Diagnosis("bpe-overlap-count", wrong=("repeats", "like_count_without_overlap")),
         Diagnosis("bpe-overlapping-merge", wrong=("repeats", "like_overlapping_merge")),
         Diagnosis("bpe-merge-count", wrong=("words", "like_one_merge_more")),
@@ -242,7 +253,9 @@ CHECKS = (
         Expect("dtype_kept", "rope-dtype"),
         Expect("x_unchanged", "modifies-argument"),
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("halves", "exponent", "exponent_sign", "clockwise",
-                                                     "integer_angles", "index_positions", "sign_typo")),
+                                                     "integer_angles", "index_positions", "sign_typo",
+                                                     "positions_from_one", "cos_sin_swapped", "halves_out",
+                                                     "second_unrotated")),
         diagnoses=(
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_sign")),
         Diagnosis("rope-values", wrong=("late", "like_index_positions")),
@@ -251,6 +264,10 @@ CHECKS = (
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent")),
         Diagnosis("rope-direction", wrong=("late", "like_clockwise")),
         Diagnosis("rope-integer-angles", wrong=("late", "like_integer_angles")),
+        Diagnosis("rope-values", wrong=("late", "like_positions_from_one")),
+        Diagnosis("rope-values", wrong=("late", "like_cos_sin_swapped")),
+        Diagnosis("rope-values", wrong=("late", "like_halves_out")),
+        Diagnosis("rope-not-relative", wrong=("late", "like_second_unrotated")),
     )),
     Check("rope_relative", "apply_rope", (
         Expect("norms_kept", "rope-not-relative", observed="the rotation changes the vectors' lengths"),
@@ -280,7 +297,8 @@ CHECKS = (
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("no_offset", "prepended", "no_scale", "scale_d_model",
                                                      "scaled_after_softmax", "rope_on_values", "heads_split",
                                                      "heads_merged", "cache_not_appended", "no_mask", "zero_fill",
-                                                     "softmax_queries", "window_positions")),
+                                                     "softmax_queries", "window_positions", "masked_after_softmax",
+                                                     "mask_one_ahead", "no_proj")),
         diagnoses=(
         Diagnosis("attention-not-causal", wrong=("causal", "like_no_mask")),
         Diagnosis("attention-not-causal", wrong=("causal", "like_zero_fill")),
@@ -295,6 +313,10 @@ CHECKS = (
         Diagnosis("attention-scale", wrong=("full", "like_scale_d_model")),
         Diagnosis("rope-on-values", wrong=("full", "like_rope_on_values"), right=("no_rope_full",)),
         Diagnosis("attention-head-split", wrong=("full", "like_heads_split")),
+        Diagnosis("attention-not-causal", wrong=("causal", "like_masked_after_softmax")),
+        Diagnosis("cache-mask-offset", wrong=("causal", "like_mask_one_ahead")),
+        Diagnosis("attention-values", wrong=("full", "like_no_proj")),
+        Diagnosis("cache-not-appended", wrong=("cache_lengths",), right=("full",)),
     )),
     Check("initial_loss", "init_weights", (
         Expect("loss_near_ln_v", "init-values",
@@ -308,6 +330,7 @@ CHECKS = (
     ), diagnoses=(
         Diagnosis("init-other-modules", wrong=("other_modules_kept",)),  # first: its outputs fail with it
         Diagnosis("init-embedding", wrong=("loss_near_ln_v", "embedding_std"), right=("linear_std",)),
+        Diagnosis("init-std", wrong=("linear_std", "embedding_std")),
     )),
     Check("generate", "generate", (
         Expect("full_ids", "generate-values", observed="without the cache, the ids differ from greedy decoding's"),
@@ -364,7 +387,9 @@ CHECKS = (
         Expect("flat", "lr-values", atol=1e-9, observed="with max_lr = min_lr, the rates are not constant"),
         Expect("floats", "lr-type"),
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("warmup_from_zero", "warmup_linspace", "progress_over_total",
-                                                     "progress_short", "no_floor", "no_clamp", "linear_decay")),
+                                                     "progress_short", "no_floor", "no_clamp", "linear_decay",
+                                                     "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi",
+                                                     "bounds_swapped")),
         diagnoses=(
         Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_linspace")),
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_short")),
@@ -373,6 +398,11 @@ CHECKS = (
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_over_total")),
         Diagnosis("cosine-min-lr", wrong=("warmup_10", "like_no_floor")),
         Diagnosis("lr-shape", wrong=("warmup_10", "like_linear_decay")),
+        Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_inclusive")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_warmup_from_min")),
+        Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_floor")),
+        Diagnosis("lr-shape", wrong=("warmup_10", "like_no_pi")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_bounds_swapped")),
     )),
     Check("train_step", "train_step", (
         Expect("losses", "train-step-values", atol=1e-5,
@@ -388,10 +418,13 @@ CHECKS = (
         Expect("overfits_one_batch", "train-step-values",
                observed="150 steps on one batch of a small GPT do not bring its loss below 0.1"),
     ), clues=(Clue("like_unclipped"), Clue("like_accumulated"), Clue("zero_gradients_at_step"),
-              Clue("like_loss_summed"), Clue("like_loss_shifted_again")), diagnoses=(
+              Clue("like_loss_summed"), Clue("like_loss_shifted_again"), Clue("like_loss_nll_of_logits"),
+              Clue("like_loss_softmax_twice")), diagnoses=(
         Diagnosis("step-order", wrong=("step_gradients", "zero_gradients_at_step")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_summed")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_shifted_again")),
+        Diagnosis("train-step-values", wrong=("losses", "like_loss_nll_of_logits")),
+        Diagnosis("train-step-values", wrong=("losses", "like_loss_softmax_twice")),
         Diagnosis("no-zero-grad", wrong=("step_gradients", "like_accumulated")),
         Diagnosis("clip-after-step", wrong=("step_gradients", "like_unclipped")),
     )),

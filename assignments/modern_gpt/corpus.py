@@ -350,7 +350,7 @@ FRESH_MUTANTS = (
          "queries and keys rotated at 0 .. T-1, ignoring positions (wrong after a cache)", "attention-values"),
     # init_weights
     Edit("std_read_as_variance", INIT, ((NORMAL, NORMAL.replace("std=0.02)", "std=0.02 ** 2)")),),
-         "N(0, 0.02^2) read as a standard deviation of 0.0004", "init-linear"),
+         "N(0, 0.02^2) read as a standard deviation of 0.0004", "init-std"),
     Edit("bias_drawn_like_weights", INIT, ((LINEAR_BIAS + ZERO_BIAS,
                                             LINEAR_BIAS + "        nn.init.normal_(module.bias, mean=0.0, std=0.02)\n"),),
          "Linear biases drawn from N(0, 0.02^2) like the weights, not zeroed", "init-bias"),
@@ -504,8 +504,10 @@ FRESH_ALTERNATIVES = (
          "gradients cleared before the forward pass, cross-entropy over (B, V, T) logits"),
 )
 
-# Held out: written later still, without reading how the checks detect anything, to measure how well the grader
-# names mistakes it was never tuned on (course.measuring.grader_accuracy).
+# Fresh, second round: written as the held-out set after the rules were adjusted to the first round, without reading
+# how the checks detect anything, and measured untouched (d96ba6a: 43/44 caught, 3 named wrong). The rules were then
+# adjusted to it (step-order, init-in-place, init-std), and four labels given the catalogue's more specific names, so
+# it is part of the fresh set now.
 HELD_COSINE_SET = "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)"
 HELD_ROPE_IF = "        if self.rope:\n            " + ROTATE_QK + "\n"
 HELD_CACHE_IF = "        if cache is not None:\n            " + APPEND + "\n"
@@ -529,7 +531,7 @@ HELD_TRAIN_BPE_BODY = ("    " + START + "\n"
                        "        merges.append(pair)\n"
                        "    return merges\n")
 
-HELD_OUT_MUTANTS = (
+FRESH_MUTANTS += (
     # train_bpe and merge_pair
     Edit("held_bpe_least_frequent_pair", BPE, ((PICK, "pair = min(counts, key=counts.get)"),),
          "min over the counts with key=counts.get: the LEAST frequent pair is merged each round", "bpe-merges"),
@@ -611,9 +613,9 @@ HELD_OUT_MUTANTS = (
          "attention-values"),
     # init_weights
     Edit("held_init_mean_positional", INIT, ((NORMAL, "        nn.init.normal_(module.weight, 0.02)\n"),),
-         "normal_(w, 0.02): 0.02 is the mean, the std stays 1", "init-values"),
+         "normal_(w, 0.02): 0.02 is the mean, the std stays 1", "init-std"),
     Edit("held_init_uniform", INIT, ((NORMAL, "        nn.init.uniform_(module.weight, -0.02, 0.02)\n"),),
-         "weights uniform on [-0.02, 0.02] (std 0.0115), not N(0, 0.02^2)", "init-values"),
+         "weights uniform on [-0.02, 0.02] (std 0.0115), not N(0, 0.02^2)", "init-std"),
     Edit("held_init_layernorm_swapped", INIT, ((NORM_INIT, "    if isinstance(module, nn.LayerNorm):\n"
                                                            "        nn.init.zeros_(module.weight)\n"
                                                            "        nn.init.ones_(module.bias)\n"),),
@@ -627,7 +629,7 @@ HELD_OUT_MUTANTS = (
     Edit("held_init_new_parameter", INIT, ((NORMAL, "        module.weight = nn.Parameter(torch.randn_like("
                                                     "module.weight) * 0.02)\n"),),
          "a new Parameter assigned instead of initialising in place: the tied head and embedding come apart",
-         "init-values"),
+         "init-in-place"),
     # generate
     Edit("held_generate_new_ids_only", GENERATE, (("    return idx, torch.stack(chosen_from, dim=1)\n",
                                                    "    return idx[:, -max_new_tokens:], torch.stack(chosen_from, "
@@ -666,7 +668,7 @@ HELD_OUT_MUTANTS = (
     # lr_at
     Edit("held_lr_warmup_inclusive", LR, (("if step < warmup:", "if step <= warmup:"),),
          "warm-up branch also at step warmup: max_lr * (warmup + 1) / warmup there, and warmup = 0 divides by zero",
-         "lr-values"),
+         "warmup-off-by-one"),
     Edit("held_lr_cosine_without_pi", LR, ((COSINE, COSINE.replace("math.pi * progress", "progress")),),
          "cos(progress) instead of cos(pi * progress): the decay never reaches min_lr before total", "lr-shape"),
     Edit("held_lr_progress_floor_division", LR, ((PROGRESS, PROGRESS.replace(" / ", " // ")),),
@@ -686,13 +688,13 @@ HELD_OUT_MUTANTS = (
          "nll_loss on raw logits (no log-softmax): the loss is minus the target's logit", "train-step-values"),
     Edit("held_step_before_backward", STEP, ((ZERO + BACKWARD + CLIP + STEP_CALL, ZERO + STEP_CALL + BACKWARD + CLIP),),
          "optimizer.step() before loss.backward(): each step uses cleared gradients, the model never learns",
-         "train-step-values"),
+         "step-order"),
     Edit("held_step_softmax_then_cross_entropy", STEP, ((LOSS, "loss = F.cross_entropy(logits.softmax(dim=-1)"
                                                                ".reshape(-1, logits.shape[-1]), y.reshape(-1))"),),
          "cross-entropy of softmax probabilities (softmax applied twice)", "train-step-values"),
 )
 
-HELD_OUT_ALTERNATIVES = (
+FRESH_ALTERNATIVES += (
     Edit("held_bpe_dict_counts_while", BPE, ((HELD_TRAIN_BPE_BODY,
                                               "    ids, merges = list(text.encode(\"utf-8\")), []\n"
                                               "    while len(merges) < vocab_size - 256 and len(ids) >= 2:\n"

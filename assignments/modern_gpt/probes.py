@@ -74,7 +74,9 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     seen first, as Counter.most_common gives), "count_without_overlap" (a a a counts (a, a) once), "disjoint_pairs"
     (only the pairs at even positions counted), "counts_once" (the pairs counted once, on the bytes, each round the
     next most frequent of those), "overlapping_merge", "drops_last" (merging loses an unmerged last id),
-    "one_merge_more" (vocab_size - 255 merges), "code_points" (code points, not UTF-8 bytes)."""
+    "one_merge_more" (vocab_size - 255 merges), "code_points" (code points, not UTF-8 bytes), "tie_second_first"
+    (ties to the pair with the smaller second id), "least_frequent" (the least frequent pair merged), "stop_at_single"
+    (training stops once the most frequent pair occurs only once)."""
     ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
     merges, first_counts = [], Counter(zip(ids, ids[1:]))
     for new_id in range(256, vocab_size + (slip == "one_merge_more")):
@@ -95,8 +97,14 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             pair = max(counts, key=lambda p: (counts[p], p))
         elif slip == "tie_first_seen":
             pair = counts.most_common(1)[0][0]
+        elif slip == "tie_second_first":
+            pair = min(counts, key=lambda p: (-counts[p], p[1], p[0]))
+        elif slip == "least_frequent":
+            pair = min(counts, key=lambda p: (counts[p], p))
         else:
             pair = min(counts, key=lambda p: (-counts[p], p))
+        if slip == "stop_at_single" and counts[pair] < 2:
+            break
         ids = trusted_merge_pair(ids, pair, new_id, overlapping=slip == "overlapping_merge",
                                  drops_last=slip == "drops_last")
         merges.append(pair)
@@ -171,7 +179,8 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
     "no_merges": ("hello", 250),
 }
 BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
-             "overlapping_merge", "drops_last", "one_merge_more", "code_points")
+             "overlapping_merge", "drops_last", "one_merge_more", "code_points", "tie_second_first", "least_frequent",
+             "stop_at_single")
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -291,36 +300,47 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     """RoPE with interleaved pairs, or a slip: "halves" (pair i with i + d/2), "exponent" (base ** (-i / d) for
     pair i), "exponent_sign" (base ** (+2i / d)), "clockwise" (each pair turned the other way), "integer_angles"
     (angles truncated to integers), "index_positions" (the rows' indexes 0 .. T-1, not the positions given),
-    "sign_typo" (x'[2i+1] = x[2i+1] cos - x[2i] sin: not a rotation)."""
+    "sign_typo" (x'[2i+1] = x[2i+1] cos - x[2i] sin: not a rotation), "positions_from_one" (the row at m turned by
+    m + 1), "cos_sin_swapped", "halves_out" (interleaved pairs rotated, the results laid out as halves),
+    "second_unrotated" (x'[2i+1] = x[2i+1]: half of each pair left as it was)."""
     d = x.shape[-1]
     index = torch.arange(d // 2, dtype=torch.float64)
     theta = base ** ((1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index) / d)
     if slip == "index_positions":
         positions = torch.arange(x.shape[-2])
+    if slip == "positions_from_one":
+        positions = positions + 1
     angles = positions.to(torch.float64)[:, None] * theta[None, :]
     if slip == "integer_angles":
         angles = angles.trunc()
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
     if slip == "clockwise":
         sin = -sin
+    if slip == "cos_sin_swapped":
+        cos, sin = sin, cos
     if slip == "halves":
         first, second = x[..., : d // 2], x[..., d // 2:]
         return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
     even, odd = x[..., 0::2], x[..., 1::2]
     if slip == "sign_typo":
         return torch.stack([even * cos - odd * sin, odd * cos - even * sin], dim=-1).flatten(-2)
+    if slip == "second_unrotated":
+        return torch.stack([even * cos - odd * sin, odd], dim=-1).flatten(-2)
+    if slip == "halves_out":
+        return torch.cat([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
     return torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1).flatten(-2)
 
 
-ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo")
+ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo",
+              "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated")
 
 
 @probe("rope_values")
 def probe_rope_values(ns):
     """apply_rope of (B, H, T, d) inputs at positions 0.. and at positions that start late, skip and repeat, with
-    d = 8 and 16, the default base and base 100, in float64 (dtype kept), and of a (T, d) input; whether x was left
-    as it was; clues: whether the values are those of halves pairing, of the exponent -i/d, of turning the other
-    way, or of integer angles."""
+    d = 8 and 16, the default base and base 100, in float64, and of a (T, d) input; whether float64 and float32
+    inputs keep their dtype; whether x was left as it was; clues: whether the values are those of a usual slip
+    (ROPE_SLIPS)."""
     apply_rope = require(ns, "apply_rope")
     x, wide = randn(10, 2, 3, 5, 8), randn(11, 1, 2, 4, 16)
     late, odd_positions = torch.arange(40, 45), torch.tensor([0, 3, 3, 10, 2])
@@ -335,7 +355,8 @@ def probe_rope_values(ns):
     except Exception as error:
         out["float64"], out["dtype_kept"] = error_output(error), np.array(False)
     try:
-        apply_rope(x, late)
+        single = apply_rope(x, late)
+        out["dtype_kept"] = np.array(bool(out["dtype_kept"]) and getattr(single, "dtype", None) == torch.float32)
     except Exception:
         pass
     out["x_unchanged"] = np.array(bool(torch.equal(x, kept)))
@@ -417,11 +438,13 @@ class GraderGPT(nn.Module):
 class TrustedAttention(nn.Module):
     """The attention of the notebook's solution, or one of its usual slips (`slip`, a class attribute set by
     `slipped`): "no_offset" (the causal mask ignores the cache: tril(0)), "prepended" (new keys before the cached
-    ones), "no_scale", "scale_d_model" (scores / sqrt(d_model)), "scaled_after_softmax" (the weights divided by
-    sqrt(d_head)), "rope_on_values", "heads_split" (heads split by view(B, n_heads, T, d_head)), "heads_merged"
+    ones), "no_scale", "scale_d_model" (scores / sqrt(d_model)), "scaled_after_softmax" (the weights, not
+    the scores, divided by sqrt(d_head)), "rope_on_values", "heads_split" (heads split by view(B, n_heads, T, d_head)), "heads_merged"
     (heads merged by a reshape without the transpose), "cache_not_appended" (the cache returned as it came),
     "no_mask", "zero_fill" (blocked scores set to 0), "softmax_queries" (the softmax over the queries),
-    "window_positions" (q and k rotated at 0 .. T-1, not at the positions given)."""
+    "window_positions" (q and k rotated at 0 .. T-1, not at the positions given), "masked_after_softmax" (later
+    keys' weights zeroed after a softmax over all keys), "mask_one_ahead" (tril(T_past + 1): each token also sees the
+    next), "no_proj" (the merged heads returned without proj)."""
 
     slip = ""
 
@@ -448,20 +471,24 @@ class TrustedAttention(nn.Module):
             first, second = ((k, cache[0]), (v, cache[1])) if self.slip == "prepended" else ((cache[0], k), (cache[1], v))
             k, v = torch.cat(first, dim=2), torch.cat(second, dim=2)
         past = k.shape[2] - T
-        scale = {"no_scale": 1.0, "scale_d_model": math.sqrt(d_model)}.get(self.slip, math.sqrt(d_head))
+        scale = {"no_scale": 1.0, "scaled_after_softmax": 1.0, "scale_d_model": math.sqrt(d_model)}.get(
+            self.slip, math.sqrt(d_head))
         scores = q @ k.transpose(-2, -1) / scale
-        allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=0 if self.slip == "no_offset" else past)
-        if self.slip != "no_mask":
+        offset = {"no_offset": 0, "mask_one_ahead": past + 1}.get(self.slip, past)
+        allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=offset)
+        if self.slip not in ("no_mask", "masked_after_softmax"):
             scores = scores.masked_fill(~allowed, 0.0 if self.slip == "zero_fill" else float("-inf"))
         weights = torch.softmax(scores, dim=-2 if self.slip == "softmax_queries" else -1)
         if self.slip == "scaled_after_softmax":
             weights = weights / math.sqrt(d_head)
+        if self.slip == "masked_after_softmax":
+            weights = weights.masked_fill(~allowed, 0.0)
         y = (weights @ v).reshape(B, T, d_model) if self.slip == "heads_merged" else \
             (weights @ v).transpose(1, 2).reshape(B, T, d_model)
         returned = cache if self.slip == "cache_not_appended" and cache is not None else (k, v)
         if self.slip == "cache_not_appended" and cache is None:
             returned = (new_k, new_v)
-        return self.proj(y), returned
+        return (y if self.slip == "no_proj" else self.proj(y)), returned
 
 
 def slipped(slip: str):
@@ -471,7 +498,7 @@ def slipped(slip: str):
 
 ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "scaled_after_softmax", "rope_on_values",
                    "heads_split", "heads_merged", "cache_not_appended", "no_mask", "zero_fill", "softmax_queries",
-                   "window_positions")
+                   "window_positions", "masked_after_softmax", "mask_one_ahead", "no_proj")
 PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
 
 
@@ -540,9 +567,10 @@ INIT_VOCAB = 512
 @probe("initial_loss")
 def probe_initial_loss(ns):
     """The grader's GPT (vocabulary 512, d_model 64, with learned positions) after model.apply(init_weights): whether
-    the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear and Embedding weights have a
-    standard deviation near 0.02, whether every Linear bias is 0 and every LayerNorm 1 and 0, whether a module
-    of another kind kept its parameter, and whether the head is still the token embedding's weight."""
+    the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear weights and the Embeddings
+    not tied to the head (the head's Linear draws the tied weight again) have a standard deviation near 0.02,
+    whether every Linear bias is 0 and every LayerNorm 1 and 0, whether a module of another kind kept its
+    parameter, and whether the head is still the token embedding's weight."""
     init_weights = require(ns, "init_weights")
     results = {"loss_near_ln_v": [], "linear_std": [], "embedding_std": [], "biases_zero": [], "layernorm": []}
     for seed in (0, 1, 2):
@@ -559,8 +587,8 @@ def probe_initial_loss(ns):
         model.apply(init_weights)
         linears = [m for m in model.modules() if isinstance(m, nn.Linear) and m is not model.head]
         results["linear_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in linears))
-        results["embedding_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004
-                                            for m in model.modules() if isinstance(m, nn.Embedding)))
+        untied = [m for m in model.modules() if isinstance(m, nn.Embedding) and m.weight is not model.head.weight]
+        results["embedding_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in untied))
         results["biases_zero"].append(all(torch.all(m.bias == 0).item() for m in linears if m.bias is not None))
         results["layernorm"].append(all(torch.all(m.weight == 1).item() and torch.all(m.bias == 0).item()
                                         for m in model.modules() if isinstance(m, nn.LayerNorm)))
@@ -691,23 +719,28 @@ LR_SETTINGS = {"warmup_10": (10, 100, 1.0, 0.1, 115), "no_warmup": (0, 50, 3e-3,
 def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     """The schedule, or a slip: "warmup_from_zero" (max_lr * step / warmup), "warmup_linspace" (max_lr * step /
     (warmup - 1)), "progress_over_total" ((step - warmup) / total), "progress_short" ((step - warmup) / (total -
-    warmup - 1)), "no_floor" (cosine to 0), "no_clamp" (the cosine goes on past total), "linear_decay"."""
-    if step < warmup:
+    warmup - 1)), "no_floor" (cosine to 0), "no_clamp" (the cosine goes on past total), "linear_decay",
+    "warmup_inclusive" (the warm-up's formula at step warmup too), "warmup_from_min" (warm-up from min_lr),
+    "progress_floor" (progress by floor division), "no_pi" (cos(progress)), "bounds_swapped" (the cosine from
+    min_lr up to max_lr)."""
+    if step < warmup or (slip == "warmup_inclusive" and step == warmup):
         if slip == "warmup_linspace":
             return max_lr * step / (warmup - 1)
+        if slip == "warmup_from_min":
+            return min_lr + (max_lr - min_lr) * (step + 1) / warmup
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
     if step >= total and slip != "no_clamp":
         return 0.0 if slip == "no_floor" else min_lr
     span = {"progress_over_total": total, "progress_short": total - warmup - 1}.get(slip, total - warmup)
-    progress = (step - warmup) / span
+    progress = (step - warmup) // span if slip == "progress_floor" else (step - warmup) / span
     if slip == "linear_decay":
         return max_lr - progress * (max_lr - min_lr)
-    low = 0.0 if slip == "no_floor" else min_lr
-    return low + 0.5 * (1.0 + math.cos(math.pi * progress)) * (max_lr - low)
+    low, high = (max_lr, min_lr) if slip == "bounds_swapped" else (0.0 if slip == "no_floor" else min_lr, max_lr)
+    return low + 0.5 * (1.0 + math.cos((1.0 if slip == "no_pi" else math.pi) * progress)) * (high - low)
 
 
 LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progress_short", "no_floor", "no_clamp",
-            "linear_decay")
+            "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped")
 
 
 def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
@@ -763,8 +796,9 @@ class RecordingAdamW(torch.optim.AdamW):
 
 def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer: RecordingAdamW):
     """The gradient of the mean cross-entropy of (x, y) for a copy of `model` (before its step), flattened in the
-    optimizer's group order (the copy's parameters matched to the original's by name), and the losses of two slips:
-    summed over the positions, and on targets shifted a second time (logits[:, :-1] against y[:, 1:])."""
+    optimizer's group order (the copy's parameters matched to the original's by name), and the losses of four slips:
+    summed over the positions, on targets shifted a second time (logits[:, :-1] against y[:, 1:]), nll_loss of the
+    logits (no log-softmax), and the cross-entropy of the probabilities (softmax twice)."""
     copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
     copied = dict(copy.named_parameters())
     logits, _ = copy(x)
@@ -773,7 +807,9 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
     with torch.no_grad():
         slips = {"summed": F.cross_entropy(flat, y.reshape(-1), reduction="sum").item(),
                  "shifted_again": F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),
-                                                  y[:, 1:].reshape(-1)).item()}
+                                                  y[:, 1:].reshape(-1)).item(),
+                 "nll_of_logits": F.nll_loss(flat, y.reshape(-1)).item(),
+                 "softmax_twice": F.cross_entropy(flat.softmax(dim=-1), y.reshape(-1)).item()}
     loss.backward()
     gradient = torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups
                           for p in group["params"]])
@@ -838,7 +874,7 @@ def probe_train_step(ns):
            "train_mode": np.array(bool(modes) and all(modes)),
            "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
     out["zero_gradients_at_step"] = np.array(bool(recorded) and all(float(g.abs().max()) == 0.0 for g in recorded))
-    for slip in ("summed", "shifted_again"):  # only the first step's: the slips' later losses follow other steps
+    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice"):  # only the first step's: the slips' later losses follow other steps
         out[f"like_loss_{slip}"] = clue(lambda slip=slip: like(out["losses"][:1], [slipped_losses[0][slip]], atol=1e-4))
     if len(recorded) == 3:
         out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
