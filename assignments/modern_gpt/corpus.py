@@ -776,3 +776,286 @@ FRESH_ALTERNATIVES += (
                                                        "y.unsqueeze(-1)).mean()")),
          "the cross-entropy as the mean of minus the gathered log-softmax; lr set with dict.update"),
 )
+
+# Held out: written by another hand after the rules were adjusted to both fresh rounds (371e574), without reading how
+# the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy): their
+# figures say how the rules do on the next student's mistakes.
+
+HO2_MERGE_TEST = "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
+HO2_ENCODE_BODY = ENCODE_START + ENCODE_LOOP + "    return ids\n"
+HO2_NO_DECAY_TAIL = ("    if step >= total:\n        return min_lr\n"
+                     "    " + PROGRESS + "\n"
+                     "    " + COSINE + "\n")
+
+HELD_OUT_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("ho2_merge_pair_list_vs_tuple", BPE, ((HO2_MERGE_TEST, "        if ids[i:i + 2] == pair:\n"),),
+         "merge_pair compares the slice ids[i:i + 2] (a list) with pair (a tuple): never equal, so nothing is ever "
+         "merged and training picks the same pair every round", "bpe-merges"),
+    Edit("ho2_merge_pair_right_to_left", BPE, ((MERGE_BODY,
+                                                "    merged, i = [], len(ids) - 1\n"
+                                                "    while i >= 0:\n"
+                                                "        if i > 0 and (ids[i - 1], ids[i]) == pair:\n"
+                                                "            merged.append(new_id)\n"
+                                                "            i -= 2\n"
+                                                "        else:\n"
+                                                "            merged.append(ids[i])\n"
+                                                "            i -= 1\n"
+                                                "    return merged[::-1]\n"),),
+         "merge_pair walks the list from the right: a a a with (a, a) becomes [a, new], not [new, a]",
+         "bpe-overlapping-merge"),
+    Edit("ho2_bpe_pairs_two_apart", BPE, ((COUNT, "counts = Counter(zip(ids, ids[2:]))"),),
+         "pairs counted with zip(ids, ids[2:]): ids two apart, not adjacent ones", "bpe-merges"),
+    Edit("ho2_bpe_new_ids_from_zero", BPE, ((RANGE, "for new_id in range(vocab_size - 256):"),),
+         "the loop counts the merges from 0 and uses that count as the new id: merged pairs get ids 0, 1, ... that "
+         "collide with the bytes", "bpe-merges"),
+    # encode
+    Edit("ho2_encode_per_word", CODEC, ((HO2_ENCODE_BODY,
+                                        "    ids = []\n"
+                                        "    for n, word in enumerate(text.split(\" \")):\n"
+                                        "        if n:\n"
+                                        "            ids.append(ord(\" \"))\n"
+                                        "        word_ids = list(word.encode(\"utf-8\"))\n"
+                                        "        for i, pair in enumerate(merges):\n"
+                                        "            word_ids = merge_pair(word_ids, tuple(pair), 256 + i)\n"
+                                        "        ids.extend(word_ids)\n"
+                                        "    return ids\n"),),
+         "the text split at spaces and each word encoded on its own (spaces kept as bytes): merges that contain a "
+         "space are never applied", "encode-values"),
+    Edit("ho2_encode_rank_loop_stops_at_two", CODEC, ((ENCODE_LOOP,
+                                                       "    ranks = {tuple(pair): i for i, pair in enumerate(merges)}\n"
+                                                       "    while len(ids) > 2:\n"
+                                                       "        pair = min(zip(ids, ids[1:]), key=lambda p: "
+                                                       "ranks.get(p, float(\"inf\")))\n"
+                                                       "        if pair not in ranks:\n"
+                                                       "            break\n"
+                                                       "        ids = merge_pair(ids, pair, 256 + ranks[pair])\n"),),
+         "minbpe-style loop with len(ids) > 2 instead of >= 2: a sequence of two ids is never merged, so the last "
+         "merge of every text is missed", "encode-values"),
+    # decode
+    Edit("ho2_decode_bytes_of_int", CODEC, (("    vocab = {i: bytes([i]) for i in range(256)}\n",
+                                             "    vocab = {i: bytes(i) for i in range(256)}\n"),),
+         "the byte table built with bytes(i), which is i zero bytes, instead of bytes([i])", "decode-values"),
+    Edit("ho2_decode_str_of_bytes", CODEC, ((JOIN, "return str(b\"\".join(vocab[int(i)] for i in ids))"),),
+         "the joined bytes turned into text with str(), which gives their repr \"b'...'\", instead of decoding them",
+         "decode-values"),
+    Edit("ho2_decode_expands_ids_in_place", CODEC, ((VOCAB_BUILD + "    " + JOIN,
+                                                     "    i = 0\n"
+                                                     "    while i < len(ids):\n"
+                                                     "        if ids[i] >= 256:\n"
+                                                     "            ids[i:i + 1] = merges[ids[i] - 256]\n"
+                                                     "        else:\n"
+                                                     "            i += 1\n"
+                                                     "    return bytes(ids).decode(\"utf-8\", errors=\"replace\")"),),
+         "decode expands merged ids back into bytes inside the caller's list (right text, argument changed)",
+         "modifies-argument"),
+    # apply_rope
+    Edit("ho2_rope_exponent_floor_division", ROPE, ((THETA, THETA.replace(") / d)", ") // d)")),),
+         "the exponent written with // d: (-2i) // d is 0 or -1, so every pair but the first turns by 1/base",
+         "rope-angle-exponent"),
+    Edit("ho2_rope_base_ignored", ROPE, ((THETA, THETA.replace("base ** ", "10000.0 ** ")),),
+         "the base argument ignored: 10000 hard-coded", "rope-values"),
+    Edit("ho2_rope_positions_rebased", ROPE, ((ANGLES, "angles = (positions - positions[0]).to(torch.float32)[:, None] "
+                                                       "* theta[None, :]  # (T, d/2)"),),
+         "positions shifted to start at 0 (positions - positions[0]): rows after a cache are rotated as if they "
+         "started the sequence", "rope-values"),
+    Edit("ho2_rope_alias_not_clone", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                             "out = x\n"
+                                             "    even, odd = x[..., 0::2], x[..., 1::2]\n"
+                                             "    out[..., 0::2] = even * cos - odd * sin\n"
+                                             "    out[..., 1::2] = even * sin + odd * cos\n"
+                                             "    return out"),),
+         "out = x is not a copy: the rotation is written into x, and the second line reads the already rotated "
+         "first coordinates (x changed and wrong values)", "modifies-argument"),
+    # CausalSelfAttention
+    Edit("ho2_attention_q_k_swapped", ATTENTION, ((SPLIT, SPLIT.replace("q, k, v = ", "k, q, v = ", 1)),),
+         "the projection unpacked as k, q, v: queries and keys swapped", "attention-values"),
+    Edit("ho2_attention_heads_strided", ATTENTION, ((SPLIT, SPLIT.replace(".view(B, T, self.n_heads, d_head).transpose(1, 2)",
+                                                                          ".view(B, T, d_head, self.n_heads)"
+                                                                          ".permute(0, 3, 1, 2)")),),
+         "heads split as view(B, T, d_head, n_heads).permute(0, 3, 1, 2): each head takes every n_heads-th "
+         "coordinate, not a contiguous block", "attention-head-split"),
+    Edit("ho2_attention_scale_precedence", ATTENTION, ((SCORES, "scores = q @ k.transpose(-2, -1) / d_head ** 1 / 2  "
+                                                                "# (B, n_heads, T, T_past + T)"),),
+         "sqrt written as ** 1 / 2: the scores are divided by 2 * d_head, not sqrt(d_head)", "attention-scale"),
+    Edit("ho2_attention_rope_query_only", ATTENTION, ((ROTATE_QK, "q = apply_rope(q, positions)"),),
+         "only the queries rotated, the keys never: scores depend on the query's absolute position",
+         "attention-values"),
+    # init_weights
+    Edit("ho2_init_local_rebind", INIT, ((NORMAL, "        weight = module.weight.data\n"
+                                                  "        weight = torch.normal(0.0, 0.02, size=weight.shape)\n"),),
+         "a new tensor assigned to a local name: the module's weights are never changed (PyTorch's defaults stay)",
+         "init-in-place"),
+    Edit("ho2_init_reseeds", INIT, ((KINDS, "torch.manual_seed(0)  # reproducible\n    " + KINDS),),
+         "torch.manual_seed(0) inside init_weights: every module draws the same numbers (equal-shaped layers get "
+         "identical weights) and the caller's random state is reset", "init-values"),
+    Edit("ho2_init_bias_none_unchecked", INIT, ((LINEAR_BIAS, "    if isinstance(module, nn.Linear):\n"),),
+         "the bias zeroed without checking that the Linear has one: the bias-free head makes nn.init.zeros_(None) "
+         "raise", "init-bias"),
+    # generate
+    Edit("ho2_generate_crops_context", GENERATE, (("logits, _ = model(idx)", "logits, _ = model(idx[:, -model.max_len:])"),),
+         "nanoGPT habit: without the cache the ids are cropped to the last max_len, so past max_len the logits "
+         "differ from a run on all the ids (and from the cached run)", "generate-values"),
+    Edit("ho2_generate_padded_buffer", GENERATE, ((HELD_GENERATE_BODY,
+                                                   "    B, T = idx.shape\n"
+                                                   "    out = torch.zeros(B, T + max_new_tokens, dtype=idx.dtype, "
+                                                   "device=idx.device)\n"
+                                                   "    out[:, :T] = idx\n"
+                                                   "    chosen_from, caches = [], None\n"
+                                                   "    with torch.no_grad():\n"
+                                                   "        for t in range(T, T + max_new_tokens):\n"
+                                                   "            if use_cache:\n"
+                                                   "                logits, caches = model(out[:, :t] if caches is None "
+                                                   "else out[:, t - 1:t], caches)\n"
+                                                   "            else:\n"
+                                                   "                logits, _ = model(out)\n"
+                                                   "            last = logits[:, -1, :]\n"
+                                                   "            chosen_from.append(last)\n"
+                                                   "            out[:, t] = last.argmax(dim=-1)\n"
+                                                   "    return out, torch.stack(chosen_from, dim=1)\n"),),
+         "without the cache the model runs on the whole zero-padded buffer and the last position's logits are "
+         "taken: those of a padding position, not of the last real id", "generate-logits"),
+    Edit("ho2_generate_no_prefill", GENERATE, (("chosen_from, caches, new = [], None, idx\n",
+                                                "chosen_from, caches, new = [], None, idx[:, -1:]\n"),),
+         "with the cache, the first call gets only the prompt's last id: the rest of the prompt is never read",
+         "generate-values"),
+    # configure_optimizer
+    Edit("ho2_optimizer_global_weight_decay", OPTIMIZER, ((GROUPS,
+                                                          "return torch.optim.AdamW([{\"params\": list(decay.values())},\n"
+                                                          "                              {\"params\": rest}], lr=lr, "
+                                                          "betas=(0.9, 0.95), weight_decay=weight_decay)"),),
+         "the two groups built, but weight_decay passed to AdamW for both: the second group is decayed too",
+         "optimizer-settings"),
+    Edit("ho2_optimizer_children_not_modules", OPTIMIZER, ((DECAY, DECAY.replace("model.modules()", "model.children()")),),
+         "Linear layers looked for in model.children() (top level only): the blocks' Linears are missed and the "
+         "decayed group is empty for a GPT", "optimizer-groups"),
+    Edit("ho2_optimizer_lr_not_passed", OPTIMIZER, ((BETAS, "betas=(0.9, 0.95))"),),
+         "lr not passed to AdamW: its default 1e-3 is used whatever lr is given", "optimizer-settings"),
+    # lr_at
+    Edit("ho2_lr_warmup_floor_division", LR, ((WARMUP, "return max_lr * ((step + 1) // warmup)"),),
+         "warm-up by floor division: 0 until step warmup - 1, then max_lr at once", "lr-values"),
+    Edit("ho2_lr_cosine_range_not_subtracted", LR, ((COSINE, "return min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) "
+                                                             "* max_lr"),),
+         "the cosine scales max_lr, not max_lr - min_lr: it starts at max_lr + min_lr right after the warm-up",
+         "lr-values"),
+    Edit("ho2_lr_warmup_not_returned", LR, ((WARMUP, "lr = max_lr * (step + 1) / warmup"),),
+         "the warm-up value assigned to a variable but not returned: warm-up steps fall through to the cosine with a "
+         "negative progress", "lr-values"),
+    Edit("ho2_lr_cosine_in_degrees", LR, ((COSINE, COSINE.replace("math.pi * progress", "180 * progress")),),
+         "half a period written as 180 (degrees) inside math.cos, which takes radians: the rate oscillates",
+         "lr-shape"),
+    # train_step
+    Edit("ho2_step_lr_rebound", STEP, ((SET_LR, "    for group in optimizer.param_groups:\n"
+                                                "        group = {**group, \"lr\": lr}\n"),),
+         "the loop variable rebound to a new dict: the optimizer's groups keep their old lr", "lr-not-set"),
+    Edit("ho2_step_last_position_only", STEP, ((LOSS, "loss = F.cross_entropy(logits[:, -1, :], y[:, -1])"),),
+         "the loss of the last position only, not the mean over all B*T positions", "train-step-values"),
+    Edit("ho2_step_clip_each_parameter", STEP, ((CLIP, "    for p in model.parameters():\n"
+                                                       "        torch.nn.utils.clip_grad_norm_(p, 1.0)\n"),),
+         "each parameter's gradient clipped to norm 1.0 on its own instead of the global norm of all of them",
+         "clip-after-step"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("ho2_merge_pair_look_back", BPE, ((MERGE_BODY,
+                                            "    merged, just_merged = [], False\n"
+                                            "    for current in ids:\n"
+                                            "        if merged and not just_merged and (merged[-1], current) == pair:\n"
+                                            "            merged[-1] = new_id\n"
+                                            "            just_merged = True\n"
+                                            "        else:\n"
+                                            "            merged.append(current)\n"
+                                            "            just_merged = False\n"
+                                            "    return merged\n"),),
+         "merge_pair in one pass that looks back at the last id kept, unless it was just merged"),
+    Edit("ho2_encode_skip_absent_pairs", CODEC, ((ENCODE_LOOP,
+                                                  "    for i, pair in enumerate(merges):\n"
+                                                  "        if tuple(pair) in set(zip(ids, ids[1:])):\n"
+                                                  "            ids = merge_pair(ids, tuple(pair), 256 + i)\n"),),
+         "encode applies each merge in order, skipping those whose pair is not present"),
+    Edit("ho2_decode_explicit_stack", CODEC, ((VOCAB_BUILD + "    " + JOIN,
+                                               "    import codecs\n"
+                                               "    out = bytearray()\n"
+                                               "    for token in ids:\n"
+                                               "        stack = [int(token)]\n"
+                                               "        while stack:\n"
+                                               "            t = stack.pop()\n"
+                                               "            if t < 256:\n"
+                                               "                out.append(t)\n"
+                                               "            else:\n"
+                                               "                a, b = merges[t - 256]\n"
+                                               "                stack += [b, a]\n"
+                                               "    return codecs.decode(bytes(out), \"utf-8\", \"replace\")"),),
+         "decode expands each id with an explicit stack, then codecs.decode"),
+    Edit("ho2_rope_pair_matmul", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                         "rotation = torch.stack([torch.stack([cos, -sin], dim=-1), "
+                                         "torch.stack([sin, cos], dim=-1)], dim=-2)  # (T, d/2, 2, 2)\n"
+                                         "    pairs = x.reshape(*x.shape[:-1], d // 2, 2, 1)\n"
+                                         "    return (rotation @ pairs).reshape(x.shape)"),),
+         "a 2x2 rotation matrix per position and pair, applied by matmul to the pairs as column vectors"),
+    Edit("ho2_attention_additive_mask_unflatten", ATTENTION, ((SPLIT,
+                                                               "q, k, v = (t.unflatten(-1, (self.n_heads, d_head))"
+                                                               ".transpose(1, 2) for t in self.qkv(x).chunk(3, dim=-1))"),
+                                                              (MASK + "\n        " + WEIGHTS,
+                                                               "future = scores.new_full((T, past + T), float(\"-inf\"))"
+                                                               ".triu(diagonal=past + 1)\n"
+                                                               "        weights = torch.softmax(scores + future, dim=-1)"),
+                                                              (MERGE_HEADS, "y = (weights @ v).transpose(1, 2).flatten(2)")),
+         "heads split with chunk and unflatten, merged with flatten; the causal mask added as -inf above the "
+         "shifted diagonal"),
+    Edit("ho2_init_match_case", INIT, ((KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS + NORM_INIT,
+                                        "match module:\n"
+                                        "        case nn.Linear() | nn.Embedding():\n"
+                                        "            nn.init.normal_(module.weight, mean=0.0, std=0.02)\n"
+                                        "            if isinstance(module, nn.Linear) and module.bias is not None:\n"
+                                        "                nn.init.zeros_(module.bias)\n"
+                                        "        case nn.LayerNorm():\n"
+                                        "            nn.init.ones_(module.weight)\n"
+                                        "            nn.init.zeros_(module.bias)\n"),),
+         "a match statement with class patterns"),
+    Edit("ho2_generate_preallocated", GENERATE, ((HELD_GENERATE_BODY,
+                                                  "    B, T = idx.shape\n"
+                                                  "    out = torch.zeros(B, T + max_new_tokens, dtype=idx.dtype, "
+                                                  "device=idx.device)\n"
+                                                  "    out[:, :T] = idx\n"
+                                                  "    chosen_from, caches = [], None\n"
+                                                  "    with torch.no_grad():\n"
+                                                  "        for t in range(T, T + max_new_tokens):\n"
+                                                  "            if use_cache:\n"
+                                                  "                logits, caches = model(out[:, :t] if caches is None "
+                                                  "else out[:, t - 1:t], caches)\n"
+                                                  "            else:\n"
+                                                  "                logits, _ = model(out[:, :t])\n"
+                                                  "            chosen_from.append(logits[:, -1, :])\n"
+                                                  "            out[:, t] = logits[:, -1, :].argmax(dim=-1)\n"
+                                                  "    return out, torch.stack(chosen_from, dim=1)\n"),),
+         "the ids written into a preallocated buffer; the model reads its filled prefix (or the last id with the "
+         "cache)"),
+    Edit("ho2_optimizer_param_sets", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY + "\n    " + REST + "\n    " + GROUPS,
+                                                  "linear = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]\n"
+                                                  "    embedded = {m.weight for m in model.modules() "
+                                                  "if isinstance(m, nn.Embedding)}\n"
+                                                  "    decay = list(dict.fromkeys(w for w in linear if w not in embedded))\n"
+                                                  "    decayed = set(decay)\n"
+                                                  "    rest = [p for p in model.parameters() if p not in decayed]\n"
+                                                  "    return torch.optim.AdamW([dict(params=decay, "
+                                                  "weight_decay=weight_decay), dict(params=rest, weight_decay=0.0)],\n"
+                                                  "                             lr=lr, betas=(0.9, 0.95))"),),
+         "parameters kept in sets and dict keys (hashed by identity), the decayed list deduplicated with "
+         "dict.fromkeys"),
+    Edit("ho2_lr_clamped_progress", LR, ((HO2_NO_DECAY_TAIL,
+                                          "    progress = min(1.0, (step - warmup) / (total - warmup)) "
+                                          "if total > warmup else 1.0\n"
+                                          "    return min_lr + (max_lr - min_lr) * (1.0 + math.cos(math.pi * "
+                                          "progress)) / 2\n"),),
+         "no separate branch after total: the progress is clamped at 1, where the cosine gives min_lr"),
+    Edit("ho2_step_manual_clip_ce_module", STEP, ((LOSS, "loss = nn.CrossEntropyLoss()(logits.flatten(0, 1), "
+                                                         "y.flatten())"),
+                                                  (CLIP, "    grads = [p.grad for p in model.parameters() "
+                                                         "if p.grad is not None]\n"
+                                                         "    norm = torch.stack([g.norm() for g in grads]).norm()\n"
+                                                         "    if norm > 1.0:\n"
+                                                         "        for g in grads:\n"
+                                                         "            g.mul_(1.0 / (norm + 1e-6))\n")),
+         "the loss through nn.CrossEntropyLoss on flattened logits, the global norm clipped by hand"),
+)
