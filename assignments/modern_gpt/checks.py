@@ -67,10 +67,13 @@ MISTAKES = {
     "rope-not-relative": "A rotation keeps every vector's length, and rotating queries and keys by their positions "
                          "makes each score depend on m - n only: rotate both coordinates of each pair, by an angle "
                          "proportional to the position.",
+    "rope-base": "Use the base you are given: pair i turns by base ** (-2i / d) per position, with base the "
+                 "argument (10000.0 by default), not a number written in.",
     "rope-dtype": "Return the dtype of x: build the cosines and sines in float32 and cast them with .to(x.dtype), "
                   "so that float64 inputs give float64 outputs.",
-    "modifies-argument": "Do not change a tensor you were given in place (x[..., 0::2] = ..., mul_, +=): the caller's "
-                         "tensor changes under it. Build the result as a new tensor (torch.stack(...).flatten(-2)).",
+    "modifies-argument": "Do not change a list or tensor you were given in place (a list's item assignment or "
+                         "insert, a tensor's x[..., 0::2] = ..., mul_, +=): the caller's changes under it. Build the "
+                         "result as a new one (a new list; torch.stack(...).flatten(-2)).",
     # CausalSelfAttention
     "attention-values": "Project to q, k, v and split the heads ((B, n_heads, T, d_head)), rotate q and k with "
                         "apply_rope at positions, append k and v after the cache's, softmax(q k^T / sqrt(d_head)) "
@@ -104,6 +107,9 @@ MISTAKES = {
                  "module.bias is None).",
     "init-layernorm": "Leave LayerNorm at weight 1 and bias 0 (nn.init.ones_, nn.init.zeros_): drawing its weight "
                       "from N(0, 0.02^2) scales every normalised activation down to almost nothing.",
+    "init-reseeds": "Draw each layer's weights from the random stream as it goes, without seeding inside init_weights: "
+                    "model.apply calls it once per module, so a seed there gives every layer of a shape the same "
+                    "weights (and resets the caller's random state). Seed once, before building the model.",
     "init-in-place": "Initialise the existing parameters in place (nn.init.normal_(module.weight, ...)): assigning "
                      "a new nn.Parameter unties the head from the token embedding it must share.",
     "init-other-modules": "Initialise only nn.Linear, nn.Embedding and nn.LayerNorm: model.apply calls init_weights "
@@ -186,7 +192,8 @@ CHECKS = (
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("tie_largest", "tie_first_seen", "count_without_overlap",
                                                      "disjoint_pairs", "counts_once", "overlapping_merge",
                                                      "drops_last", "one_merge_more", "code_points",
-                                                     "tie_second_first", "least_frequent", "stop_at_single")),
+                                                     "tie_second_first", "least_frequent", "stop_at_single",
+                                                     "ids_from_zero", "merge_right_to_left", "merge_nothing")),
         diagnoses=(
         Diagnosis("bpe-overlap-count", wrong=("words", "like_disjoint_pairs")),
         Diagnosis("bpe-merges", wrong=("words", "like_counts_once")),
@@ -196,6 +203,9 @@ CHECKS = (
         Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_second_first")),
         Diagnosis("bpe-merges", wrong=("words", "like_least_frequent")),
         Diagnosis("bpe-merge-count", wrong=("words", "like_stop_at_single")),
+        Diagnosis("bpe-merges", wrong=("words", "like_ids_from_zero")),
+        Diagnosis("bpe-overlapping-merge", wrong=("merge_pair", "like_merge_right_to_left")),
+        Diagnosis("bpe-merges", wrong=("merge_pair", "like_merge_nothing")),
         Diagnosis("bpe-overlap-count", wrong=("repeats", "like_count_without_overlap")),
         Diagnosis("bpe-overlapping-merge", wrong=("repeats", "like_overlapping_merge")),
         Diagnosis("bpe-merge-count", wrong=("words", "like_one_merge_more")),
@@ -210,6 +220,7 @@ CHECKS = (
         Expect("order", "encode-merge-order",
                observed="with merges whose order matters (b c before a b), the ids differ"),
         Expect("runs", "encode-values", observed="a run of one letter (aaaaa) encodes to other ids"),
+        Expect("pair", "encode-values", observed="two bytes whose pair is a merge do not encode to that merge's id"),
         Expect("empty", "encode-values", observed="'' does not encode to []"),
     ), clues=(Clue("like_greedy_longest"), Clue("like_reversed"), Clue("like_overlapping_merge"),
               Clue("like_code_points"), Clue("like_offset")), diagnoses=(
@@ -218,6 +229,7 @@ CHECKS = (
         Diagnosis("encode-merge-order", wrong=("order", "like_reversed")),
         Diagnosis("bpe-overlapping-merge", wrong=("runs", "like_overlapping_merge")),
         Diagnosis("bpe-not-bytes", wrong=("unicode", "like_code_points"), right=("training_text",)),
+        Diagnosis("encode-values", wrong=("pair",), right=("training_text", "new_text", "unicode", "order", "runs")),
     )),
     Check("bpe_decode", "decode", (
         Expect("ascii", "decode-values", observed="ids of ASCII text do not decode to that text"),
@@ -227,10 +239,13 @@ CHECKS = (
         Expect("empty", "decode-values", observed="[] does not decode to ''"),
         Expect("split_character", "decode-per-token",
                observed="tokens that split a character's bytes between them do not decode to that character"),
+        Expect("ids_unchanged", "modifies-argument"),
         Expect("invalid_bytes", "decode-errors",
                observed="bytes that are not UTF-8 do not decode to U+FFFD (with the valid ones kept)"),
     ), clues=(Clue("accents_first"), Clue("like_per_token"), Clue("like_latin_1"), Clue("like_errors_ignored"),
-              Clue("like_pair_bytes"), Clue("strict_error")), diagnoses=(
+              Clue("like_pair_bytes"), Clue("like_repr"), Clue("like_zero_bytes"), Clue("strict_error")), diagnoses=(
+        Diagnosis("decode-values", wrong=("ascii", "like_repr")),
+        Diagnosis("decode-values", wrong=("ascii", "like_zero_bytes")),
         Diagnosis("state-between-calls", wrong=("accents",), right=("accents_first",)),
         Diagnosis("decode-errors", wrong=("invalid_bytes", "like_errors_ignored")),
         Diagnosis("decode-values", wrong=("accents", "like_pair_bytes")),
@@ -255,7 +270,7 @@ CHECKS = (
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("halves", "exponent", "exponent_sign", "clockwise",
                                                      "integer_angles", "index_positions", "sign_typo",
                                                      "positions_from_one", "cos_sin_swapped", "halves_out",
-                                                     "second_unrotated")),
+                                                     "second_unrotated", "exponent_floor")),
         diagnoses=(
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_sign")),
         Diagnosis("rope-values", wrong=("late", "like_index_positions")),
@@ -268,6 +283,9 @@ CHECKS = (
         Diagnosis("rope-values", wrong=("late", "like_cos_sin_swapped")),
         Diagnosis("rope-values", wrong=("late", "like_halves_out")),
         Diagnosis("rope-not-relative", wrong=("late", "like_second_unrotated")),
+        Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_floor")),
+        Diagnosis("rope-base", wrong=("base_100",), right=("from_zero", "late", "odd_positions", "wide",
+                                                          "two_dimensional", "float64")),
     )),
     Check("rope_relative", "apply_rope", (
         Expect("norms_kept", "rope-not-relative", observed="the rotation changes the vectors' lengths"),
@@ -298,7 +316,8 @@ CHECKS = (
                                                      "scaled_after_softmax", "rope_on_values", "heads_split",
                                                      "heads_merged", "cache_not_appended", "no_mask", "zero_fill",
                                                      "softmax_queries", "window_positions", "masked_after_softmax",
-                                                     "mask_one_ahead", "no_proj")),
+                                                     "mask_one_ahead", "no_proj", "qk_swapped", "heads_strided",
+                                                     "scale_two_d_head", "rope_query_only")),
         diagnoses=(
         Diagnosis("attention-not-causal", wrong=("causal", "like_no_mask")),
         Diagnosis("attention-not-causal", wrong=("causal", "like_zero_fill")),
@@ -316,13 +335,22 @@ CHECKS = (
         Diagnosis("attention-not-causal", wrong=("causal", "like_masked_after_softmax")),
         Diagnosis("cache-mask-offset", wrong=("causal", "like_mask_one_ahead")),
         Diagnosis("attention-values", wrong=("full", "like_no_proj")),
+        Diagnosis("attention-values", wrong=("full", "like_qk_swapped")),
+        Diagnosis("attention-head-split", wrong=("full", "like_heads_strided")),
+        Diagnosis("attention-scale", wrong=("full", "like_scale_two_d_head")),
+        Diagnosis("attention-values", wrong=("full", "like_rope_query_only")),
         Diagnosis("cache-not-appended", wrong=("cache_lengths",), right=("full",)),
     )),
     Check("initial_loss", "init_weights", (
         Expect("loss_near_ln_v", "init-values",
                observed="after init_weights, the grader's GPT's loss on random tokens is not within 0.1 of ln 512"),
-        Expect("linear_std", "init-linear"),
-        Expect("embedding_std", "init-embedding"),
+        Expect("weights_changed", "init-values",
+               observed="after init_weights, every weight is as PyTorch drew it: init_weights changed none"),
+        Expect("linear_std", "init-linear",
+               observed="after init_weights, the nn.Linear weights' standard deviation is not near 0.02"),
+        Expect("embedding_std", "init-embedding",
+               observed="after init_weights, the nn.Embedding weights' standard deviation is not near 0.02"),
+        Expect("draws_differ", "init-reseeds"),
         Expect("biases_zero", "init-bias"),
         Expect("layernorm", "init-layernorm"),
         Expect("other_modules_kept", "init-other-modules"),
@@ -330,7 +358,9 @@ CHECKS = (
     ), diagnoses=(
         Diagnosis("init-other-modules", wrong=("other_modules_kept",)),  # first: its outputs fail with it
         Diagnosis("init-embedding", wrong=("loss_near_ln_v", "embedding_std"), right=("linear_std",)),
-        Diagnosis("init-std", wrong=("linear_std", "embedding_std")),
+        Diagnosis("init-std", wrong=("linear_std", "embedding_std"), right=("weights_changed",)),
+        Diagnosis("init-linear", wrong=("linear_std",), right=("weights_changed",)),
+        Diagnosis("init-embedding", wrong=("embedding_std",), right=("weights_changed",)),
     )),
     Check("generate", "generate", (
         Expect("full_ids", "generate-values", observed="without the cache, the ids differ from greedy decoding's"),
@@ -350,7 +380,9 @@ CHECKS = (
         Expect("full_argmax", "generate-values"),
         Expect("cached_argmax", "generate-values"),
     ), clues=(Clue("like_full_probabilities"), Clue("like_cached_probabilities"), Clue("like_full_first_position"),
-              Clue("like_cached_first_position"), Clue("refeeds_ids"), Clue("drops_caches")), diagnoses=(
+              Clue("like_cached_first_position"), Clue("refeeds_ids"), Clue("drops_caches"), Clue("skips_prompt")),
+        diagnoses=(
+        Diagnosis("generate-cache-unused", wrong=("cached_calls", "skips_prompt")),
         Diagnosis("generate-logits", wrong=("full_logits", "like_full_first_position")),
         Diagnosis("generate-logits", wrong=("cached_logits", "like_cached_first_position")),
         Diagnosis("generate-cache-refeed", wrong=("cached_logits", "refeeds_ids")),
@@ -371,7 +403,8 @@ CHECKS = (
         Expect("betas", "optimizer-settings"),
         Expect("each_once", "optimizer-groups"),
     ), clues=(Clue("decays_layernorm"), Clue("decays_biases"), Clue("decays_embeddings"), Clue("duplicate_error"),
-              Clue("groups_swapped")), diagnoses=(
+              Clue("groups_swapped"), Clue("misses_linear_weights")), diagnoses=(
+        Diagnosis("optimizer-groups", wrong=("decayed", "misses_linear_weights")),
         Diagnosis("optimizer-groups", wrong=("decayed", "groups_swapped")),
         Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_layernorm")),
         Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_biases")),
@@ -389,7 +422,8 @@ CHECKS = (
     ), clues=tuple(Clue(f"like_{slip}") for slip in ("warmup_from_zero", "warmup_linspace", "progress_over_total",
                                                      "progress_short", "no_floor", "no_clamp", "linear_decay",
                                                      "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi",
-                                                     "bounds_swapped")),
+                                                     "bounds_swapped", "warmup_floor", "range_not_subtracted",
+                                                     "degrees")),
         diagnoses=(
         Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_linspace")),
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_short")),
@@ -403,6 +437,9 @@ CHECKS = (
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_floor")),
         Diagnosis("lr-shape", wrong=("warmup_10", "like_no_pi")),
         Diagnosis("lr-values", wrong=("warmup_10", "like_bounds_swapped")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_warmup_floor")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_range_not_subtracted")),
+        Diagnosis("lr-shape", wrong=("warmup_10", "like_degrees")),
     )),
     Check("train_step", "train_step", (
         Expect("losses", "train-step-values", atol=1e-5,
@@ -419,12 +456,13 @@ CHECKS = (
                observed="150 steps on one batch of a small GPT do not bring its loss below 0.1"),
     ), clues=(Clue("like_unclipped"), Clue("like_accumulated"), Clue("zero_gradients_at_step"),
               Clue("like_loss_summed"), Clue("like_loss_shifted_again"), Clue("like_loss_nll_of_logits"),
-              Clue("like_loss_softmax_twice")), diagnoses=(
+              Clue("like_loss_softmax_twice"), Clue("like_loss_last_position")), diagnoses=(
         Diagnosis("step-order", wrong=("step_gradients", "zero_gradients_at_step")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_summed")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_shifted_again")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_nll_of_logits")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_softmax_twice")),
+        Diagnosis("train-step-values", wrong=("losses", "like_loss_last_position")),
         Diagnosis("no-zero-grad", wrong=("step_gradients", "like_accumulated")),
         Diagnosis("clip-after-step", wrong=("step_gradients", "like_unclipped")),
     )),

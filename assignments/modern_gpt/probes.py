@@ -69,6 +69,22 @@ def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overl
     return merged
 
 
+def merge_pair_slip(ids: list[int], pair: tuple[int, int], new_id: int, slip: str) -> list[int]:
+    """merge_pair's slips: "right_to_left" (the pairs replaced from the right: a a a gives [a, new]), "nothing" (the
+    ids returned as they came)."""
+    if slip == "nothing":
+        return list(ids)
+    merged, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and (ids[i - 1], ids[i]) == pair:
+            merged.append(new_id)
+            i -= 2
+        else:
+            merged.append(ids[i])
+            i -= 1
+    return merged[::-1]
+
+
 def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[int, int]]:
     """The merges, or those of a slip: "tie_largest" (ties to the larger pair), "tie_first_seen" (ties to the pair
     seen first, as Counter.most_common gives), "count_without_overlap" (a a a counts (a, a) once), "disjoint_pairs"
@@ -76,7 +92,8 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     next most frequent of those), "overlapping_merge", "drops_last" (merging loses an unmerged last id),
     "one_merge_more" (vocab_size - 255 merges), "code_points" (code points, not UTF-8 bytes), "tie_second_first"
     (ties to the pair with the smaller second id), "least_frequent" (the least frequent pair merged), "stop_at_single"
-    (training stops once the most frequent pair occurs only once)."""
+    (training stops once the most frequent pair occurs only once), "ids_from_zero" (merge i gives id i, among the
+    bytes)."""
     ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
     merges, first_counts = [], Counter(zip(ids, ids[1:]))
     for new_id in range(256, vocab_size + (slip == "one_merge_more")):
@@ -105,7 +122,8 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             pair = min(counts, key=lambda p: (-counts[p], p))
         if slip == "stop_at_single" and counts[pair] < 2:
             break
-        ids = trusted_merge_pair(ids, pair, new_id, overlapping=slip == "overlapping_merge",
+        ids = trusted_merge_pair(ids, pair, new_id - 256 if slip == "ids_from_zero" else new_id,
+                                 overlapping=slip == "overlapping_merge",
                                  drops_last=slip == "drops_last")
         merges.append(pair)
         if slip == "counts_once":
@@ -149,7 +167,13 @@ def greedy_longest(text: str, merges) -> list[int]:
 def trusted_decode(ids, merges, slip: str = "") -> str:
     """The text, or that of a slip: "per_token" (each token decoded alone, errors replaced), "latin_1",
     "errors_ignored" (invalid bytes dropped), "pair_bytes" (a merged token taken as the two bytes of its pair's ids,
-    which raises for ids above 255)."""
+    which raises for ids above 255), "repr" (str() of the joined bytes), "zero_bytes" (byte i taken as bytes(i): i
+    zero bytes)."""
+    if slip == "zero_bytes":
+        vocab = {i: bytes(i) for i in range(256)}
+        for i, (a, b) in enumerate(merges):
+            vocab[256 + i] = vocab[a] + vocab[b]
+        return b"".join(vocab[int(i)] for i in ids).decode("utf-8", errors="replace")
     if slip == "pair_bytes":
         vocab = {i: bytes([i]) for i in range(256)} | {256 + i: bytes([a, b]) for i, (a, b) in enumerate(merges)}
         return b"".join(vocab[int(i)] for i in ids).decode("utf-8", errors="replace")
@@ -157,6 +181,8 @@ def trusted_decode(ids, merges, slip: str = "") -> str:
     if slip == "per_token":
         return "".join(vocab[int(i)].decode("utf-8", errors="replace") for i in ids)
     joined = b"".join(vocab[int(i)] for i in ids)
+    if slip == "repr":
+        return str(joined)
     if slip == "latin_1":
         return joined.decode("latin-1")
     return joined.decode("utf-8", errors="ignore" if slip == "errors_ignored" else "replace")
@@ -180,7 +206,7 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
 }
 BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
              "overlapping_merge", "drops_last", "one_merge_more", "code_points", "tie_second_first", "least_frequent",
-             "stop_at_single")
+             "stop_at_single", "ids_from_zero")
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -200,15 +226,21 @@ def probe_bpe_merges(ns):
                                             in zip(lists, MERGE_PAIR_CASES)] + [np.array([-1])]))
     kept = np.array(all(ids == list(case[0]) for ids, case in zip(lists, MERGE_PAIR_CASES)))
     out = {"same_twice": same, "merge_pair": merged, "merge_pair_keeps_list": kept}
+    for slip in ("right_to_left", "nothing"):
+        slipped = np.concatenate([np.array(merge_pair_slip(list(ids), pair, new_id, slip), dtype=np.int64)
+                                  for ids, pair, new_id in MERGE_PAIR_CASES] + [np.array([-1])])
+        out[f"like_merge_{slip}"] = clue(lambda slipped=slipped: np.array(
+            merged.shape == slipped.shape and bool(np.array_equal(merged, slipped))))
     out |= {name: caught(lambda text=text, size=size: codes([tuple(int(v) for v in pair) for pair in
                                                            train_bpe(text, size)]))
            for name, (text, size) in BPE_TEXTS.items()}
-    for slip in BPE_SLIPS:
-        out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
-            out[name].shape == codes(trusted_train_bpe(text, size, slip)).shape
-            and np.array_equal(out[name], codes(trusted_train_bpe(text, size, slip)))
-            and trusted_train_bpe(text, size, slip) != trusted_train_bpe(text, size)
-            for name, (text, size) in BPE_TEXTS.items())))
+    for slip in BPE_SLIPS:  # the slip's merges on every text where they are not the right ones
+        def like_slip(slip=slip) -> np.ndarray:
+            differing = [(name, codes(trusted_train_bpe(text, size, slip))) for name, (text, size) in BPE_TEXTS.items()
+                         if trusted_train_bpe(text, size, slip) != trusted_train_bpe(text, size)]
+            return np.array(bool(differing) and all(out[name].shape == merges.shape
+                                                    and np.array_equal(out[name], merges) for name, merges in differing))
+        out[f"like_{slip}"] = clue(like_slip)
     return out
 
 
@@ -220,26 +252,28 @@ ENCODE_TEXTS = {
     "unicode": ("naïve — déjà 🙂 vu", trusted_train_bpe("naïve déjà 🙂🙂 naïve", 270)),
     "order": ("abcd abc bcd", ORDER_MERGES),
     "runs": ("aaaaa", [(97, 97), (256, 97)]),
+    "pair": ("ab", [(97, 98)]),
     "empty": ("", ENCODE_MERGES),
 }
 
 
 @probe("bpe_encode")
 def probe_bpe_encode(ns):
-    """encode, with the grader's merges (and merge_pair), of the merges' own training text, of other texts, of accents and emoji,
-    of a text whose merges must apply in order, of a run of one letter, and of ''; clues: whether the ids are those
-    of the longest match at each position, of the merges applied last first, of overlapping merges, or of code
-    points."""
+    """encode, with the grader's merges (and merge_pair), of the merges' own training text, of other texts, of
+    accents and emoji, of a text whose merges must apply in order, of a run of one letter, of two bytes that are one
+    merge, and of ''; clues: whether the ids are those of the longest match at each position, of the merges applied
+    last first, of overlapping merges, or of code points."""
     encode = require(ns, "encode")
     with replaced(ns, merge_pair=trusted_merge_pair):  # the grader's: a slip in merge_pair costs train_bpe's points
         out = {name: caught(lambda text=text, merges=merges: ids_array(encode(text, list(merges))))
                for name, (text, merges) in ENCODE_TEXTS.items()}
 
     def like_slip(slip_ids) -> np.ndarray:
-        return np.array(any(out[name].shape == ids_array(slip_ids(text, merges)).shape
-                            and np.array_equal(out[name], ids_array(slip_ids(text, merges)))
-                            and slip_ids(text, merges) != trusted_encode(text, merges)
-                            for name, (text, merges) in ENCODE_TEXTS.items()))
+        """Whether the ids are the slip's on every text where the slip's are not the right ones."""
+        differing = [(name, ids_array(slip_ids(text, merges))) for name, (text, merges) in ENCODE_TEXTS.items()
+                     if slip_ids(text, merges) != trusted_encode(text, merges)]
+        return np.array(bool(differing) and all(out[name].shape == ids.shape and np.array_equal(out[name], ids)
+                                                for name, ids in differing))
 
     out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
     for slip in ("reversed", "overlapping_merge", "code_points", "offset"):
@@ -263,14 +297,15 @@ DECODE_MERGES_OF = {"ascii": ENCODE_MERGES, "split_character": [(ord("a"), 0xC3)
 @probe("bpe_decode")
 def probe_bpe_decode(ns):
     """decode, with the grader's merges, of ids of ASCII, accented, emoji and CJK text and of []; of tokens that
-    split a character's bytes between them; of bytes that are not UTF-8 (each as code points); clues: whether the
-    text is that of decoding token by token, or of Latin-1."""
+    split a character's bytes between them; of bytes that are not UTF-8 (each as code points); whether the lists of
+    ids were left as they were; clues: whether the text is that of decoding token by token, or of Latin-1."""
     decode = require(ns, "decode")
     merges = {name: list(DECODE_MERGES_OF.get(name, DECODE_MERGES)) for name in DECODE_IDS}
     # The first call of all: a decode that keeps something of an earlier call's merges gets this one right only.
     out = {"accents_first": caught(lambda: codes(decode(list(DECODE_IDS["accents"]), merges["accents"])))}
-    out |= {name: caught(lambda name=name, ids=ids: codes(decode(list(ids), merges[name])))
-            for name, ids in DECODE_IDS.items()}
+    given = {name: list(ids) for name, ids in DECODE_IDS.items()}
+    out |= {name: caught(lambda name=name: codes(decode(given[name], merges[name]))) for name in DECODE_IDS}
+    out["ids_unchanged"] = np.array(all(given[name] == list(ids) for name, ids in DECODE_IDS.items()))
 
     def slipped_text(name: str, slip: str) -> np.ndarray:
         try:
@@ -286,7 +321,7 @@ def probe_bpe_decode(ns):
         differs = any(not np.array_equal(slipped_text(name, slip), slipped_text(name, "")) for name in DECODE_IDS)
         return np.array(all(same) and differs)
 
-    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes"):
+    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes", "repr", "zero_bytes"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(slip))
     out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in DECODE_IDS
                                        if out[name].dtype.kind in "US"))
@@ -302,10 +337,12 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     (angles truncated to integers), "index_positions" (the rows' indexes 0 .. T-1, not the positions given),
     "sign_typo" (x'[2i+1] = x[2i+1] cos - x[2i] sin: not a rotation), "positions_from_one" (the row at m turned by
     m + 1), "cos_sin_swapped", "halves_out" (interleaved pairs rotated, the results laid out as halves),
-    "second_unrotated" (x'[2i+1] = x[2i+1]: half of each pair left as it was)."""
+    "second_unrotated" (x'[2i+1] = x[2i+1]: half of each pair left as it was), "exponent_floor" (the exponent
+    (-2i) // d: 0 or -1)."""
     d = x.shape[-1]
     index = torch.arange(d // 2, dtype=torch.float64)
-    theta = base ** ((1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index) / d)
+    exponent = (1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index)
+    theta = base ** (exponent // d if slip == "exponent_floor" else exponent / d)
     if slip == "index_positions":
         positions = torch.arange(x.shape[-2])
     if slip == "positions_from_one":
@@ -332,7 +369,7 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
 
 
 ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo",
-              "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated")
+              "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated", "exponent_floor")
 
 
 @probe("rope_values")
@@ -444,7 +481,9 @@ class TrustedAttention(nn.Module):
     "no_mask", "zero_fill" (blocked scores set to 0), "softmax_queries" (the softmax over the queries),
     "window_positions" (q and k rotated at 0 .. T-1, not at the positions given), "masked_after_softmax" (later
     keys' weights zeroed after a softmax over all keys), "mask_one_ahead" (tril(T_past + 1): each token also sees the
-    next), "no_proj" (the merged heads returned without proj)."""
+    next), "no_proj" (the merged heads returned without proj), "qk_swapped" (the projection unpacked as k, q, v),
+    "heads_strided" (head h takes every n_heads-th coordinate), "scale_two_d_head" (scores / (2 d_head)),
+    "rope_query_only"."""
 
     slip = ""
 
@@ -459,11 +498,15 @@ class TrustedAttention(nn.Module):
         d_head = d_model // self.n_heads
         if self.slip == "heads_split":
             q, k, v = (t.reshape(B, self.n_heads, T, d_head) for t in self.qkv(x).split(d_model, dim=-1))
+        elif self.slip == "heads_strided":
+            q, k, v = (t.view(B, T, d_head, self.n_heads).permute(0, 3, 1, 2) for t in self.qkv(x).split(d_model, -1))
         else:
             q, k, v = (t.view(B, T, self.n_heads, d_head).transpose(1, 2) for t in self.qkv(x).split(d_model, dim=-1))
+        if self.slip == "qk_swapped":
+            q, k = k, q
         if self.rope:
             at = torch.arange(T) if self.slip == "window_positions" else positions
-            q, k = trusted_rope(q, at), trusted_rope(k, at)
+            q, k = trusted_rope(q, at), (k if self.slip == "rope_query_only" else trusted_rope(k, at))
             if self.slip == "rope_on_values":
                 v = trusted_rope(v, positions)
         new_k, new_v = k, v
@@ -471,8 +514,8 @@ class TrustedAttention(nn.Module):
             first, second = ((k, cache[0]), (v, cache[1])) if self.slip == "prepended" else ((cache[0], k), (cache[1], v))
             k, v = torch.cat(first, dim=2), torch.cat(second, dim=2)
         past = k.shape[2] - T
-        scale = {"no_scale": 1.0, "scaled_after_softmax": 1.0, "scale_d_model": math.sqrt(d_model)}.get(
-            self.slip, math.sqrt(d_head))
+        scale = {"no_scale": 1.0, "scaled_after_softmax": 1.0, "scale_d_model": math.sqrt(d_model),
+                 "scale_two_d_head": 2.0 * d_head}.get(self.slip, math.sqrt(d_head))
         scores = q @ k.transpose(-2, -1) / scale
         offset = {"no_offset": 0, "mask_one_ahead": past + 1}.get(self.slip, past)
         allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=offset)
@@ -498,7 +541,8 @@ def slipped(slip: str):
 
 ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "scaled_after_softmax", "rope_on_values",
                    "heads_split", "heads_merged", "cache_not_appended", "no_mask", "zero_fill", "softmax_queries",
-                   "window_positions", "masked_after_softmax", "mask_one_ahead", "no_proj")
+                   "window_positions", "masked_after_softmax", "mask_one_ahead", "no_proj", "qk_swapped",
+                   "heads_strided", "scale_two_d_head", "rope_query_only")
 PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
 
 
@@ -569,10 +613,12 @@ def probe_initial_loss(ns):
     """The grader's GPT (vocabulary 512, d_model 64, with learned positions) after model.apply(init_weights): whether
     the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear weights and the Embeddings
     not tied to the head (the head's Linear draws the tied weight again) have a standard deviation near 0.02,
-    whether every Linear bias is 0 and every LayerNorm 1 and 0, whether a module of another kind kept its
-    parameter, and whether the head is still the token embedding's weight."""
+    whether init_weights changed any weight at all, whether two layers of one shape got different weights, whether
+    every Linear bias is 0 and every LayerNorm 1 and 0, whether a module of another kind kept its parameter, and
+    whether the head is still the token embedding's weight."""
     init_weights = require(ns, "init_weights")
-    results = {"loss_near_ln_v": [], "linear_std": [], "embedding_std": [], "biases_zero": [], "layernorm": []}
+    results = {"loss_near_ln_v": [], "weights_changed": [], "linear_std": [], "embedding_std": [], "draws_differ": [],
+               "biases_zero": [], "layernorm": []}
     for seed in (0, 1, 2):
         torch.manual_seed(seed)
         model = GraderGPT(TrustedAttention, vocab_size=INIT_VOCAB, d_model=64, n_heads=4, n_layers=2)
@@ -584,8 +630,13 @@ def probe_initial_loss(ns):
             if hasattr(module, "reset_parameters"):
                 module.reset_parameters()
         model.tok_emb.reset_parameters()  # the tied weight as a new GPT has it: nn.Embedding's N(0, 1), drawn last
+        drawn = {name: p.detach().clone() for name, p in model.named_parameters() if name.endswith("weight")}
         model.apply(init_weights)
         linears = [m for m in model.modules() if isinstance(m, nn.Linear) and m is not model.head]
+        results["weights_changed"].append(any(not torch.equal(p, drawn[name]) for name, p in model.named_parameters()
+                                              if name in drawn))
+        first, second = (block.attn.qkv.weight for block in model.blocks)  # one shape, two layers
+        results["draws_differ"].append(not torch.equal(first, second))
         results["linear_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in linears))
         untied = [m for m in model.modules() if isinstance(m, nn.Embedding) and m.weight is not model.head.weight]
         results["embedding_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in untied))
@@ -617,6 +668,7 @@ def probe_generate(ns):
     for use_cache in (False, True):
         mode = "cached" if use_cache else "full"
         model = GraderGPT(TrustedAttention, seed=71).eval()
+        model.max_len = GENERATE_PROMPT.shape[1] + NEW_TOKENS - 2  # RoPE: nothing to outgrow, all ids still read
         try:
             ids, logits = generate(model, GENERATE_PROMPT.clone(), NEW_TOKENS, use_cache=use_cache)
             out[f"{mode}_ids"], out[f"{mode}_logits"] = to_array(ids), to_array(logits)
@@ -633,6 +685,7 @@ def probe_generate(ns):
         if use_cache:
             out["refeeds_ids"] = np.array(any(given and length > 1 for length, given, _ in later))
             out["drops_caches"] = np.array(bool(later) and not any(given for _, given, _ in later))
+            out["skips_prompt"] = np.array(bool(model.calls) and model.calls[0][0] < GENERATE_PROMPT.shape[1])
     model = GraderGPT(TrustedAttention, seed=71).eval()
     with torch.no_grad():
         reference_logits = []
@@ -708,6 +761,8 @@ def probe_optimizer_groups(ns):
     out["decays_layernorm"] = np.array(any(name.startswith("ln") for name in first))
     out["decays_biases"] = np.array(any(name.endswith("bias") for name in first))
     out["decays_embeddings"] = np.array(any("emb" in name for name in first))
+    out["misses_linear_weights"] = np.array(not any(name.startswith("mix") and name.endswith("weight")
+                                                    for name in first))
     out["duplicate_error"] = np.array(False)
     return out
 
@@ -722,12 +777,15 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     warmup - 1)), "no_floor" (cosine to 0), "no_clamp" (the cosine goes on past total), "linear_decay",
     "warmup_inclusive" (the warm-up's formula at step warmup too), "warmup_from_min" (warm-up from min_lr),
     "progress_floor" (progress by floor division), "no_pi" (cos(progress)), "bounds_swapped" (the cosine from
-    min_lr up to max_lr)."""
+    min_lr up to max_lr), "warmup_floor" (max_lr * ((step + 1) // warmup)), "range_not_subtracted" (the cosine
+    scales max_lr, not max_lr - min_lr), "degrees" (cos(180 * progress))."""
     if step < warmup or (slip == "warmup_inclusive" and step == warmup):
         if slip == "warmup_linspace":
             return max_lr * step / (warmup - 1)
         if slip == "warmup_from_min":
             return min_lr + (max_lr - min_lr) * (step + 1) / warmup
+        if slip == "warmup_floor":
+            return max_lr * ((step + 1) // warmup)
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
     if step >= total and slip != "no_clamp":
         return 0.0 if slip == "no_floor" else min_lr
@@ -736,11 +794,14 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     if slip == "linear_decay":
         return max_lr - progress * (max_lr - min_lr)
     low, high = (max_lr, min_lr) if slip == "bounds_swapped" else (0.0 if slip == "no_floor" else min_lr, max_lr)
-    return low + 0.5 * (1.0 + math.cos((1.0 if slip == "no_pi" else math.pi) * progress)) * (high - low)
+    half_period = {"no_pi": 1.0, "degrees": 180.0}.get(slip, math.pi)
+    amplitude = max_lr if slip == "range_not_subtracted" else high - low
+    return low + 0.5 * (1.0 + math.cos(half_period * progress)) * amplitude
 
 
 LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progress_short", "no_floor", "no_clamp",
-            "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped")
+            "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped",
+            "warmup_floor", "range_not_subtracted", "degrees")
 
 
 def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
@@ -798,7 +859,8 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
     """The gradient of the mean cross-entropy of (x, y) for a copy of `model` (before its step), flattened in the
     optimizer's group order (the copy's parameters matched to the original's by name), and the losses of four slips:
     summed over the positions, on targets shifted a second time (logits[:, :-1] against y[:, 1:]), nll_loss of the
-    logits (no log-softmax), and the cross-entropy of the probabilities (softmax twice)."""
+    logits (no log-softmax), the cross-entropy of the probabilities (softmax twice), and that of the last position
+    only."""
     copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
     copied = dict(copy.named_parameters())
     logits, _ = copy(x)
@@ -809,7 +871,8 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
                  "shifted_again": F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),
                                                   y[:, 1:].reshape(-1)).item(),
                  "nll_of_logits": F.nll_loss(flat, y.reshape(-1)).item(),
-                 "softmax_twice": F.cross_entropy(flat.softmax(dim=-1), y.reshape(-1)).item()}
+                 "softmax_twice": F.cross_entropy(flat.softmax(dim=-1), y.reshape(-1)).item(),
+                 "last_position": F.cross_entropy(logits[:, -1, :], y[:, -1]).item()}
     loss.backward()
     gradient = torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups
                           for p in group["params"]])
@@ -874,7 +937,7 @@ def probe_train_step(ns):
            "train_mode": np.array(bool(modes) and all(modes)),
            "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
     out["zero_gradients_at_step"] = np.array(bool(recorded) and all(float(g.abs().max()) == 0.0 for g in recorded))
-    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice"):  # only the first step's: the slips' later losses follow other steps
+    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice", "last_position"):  # only the first step's: the slips' later losses follow other steps
         out[f"like_loss_{slip}"] = clue(lambda slip=slip: like(out["losses"][:1], [slipped_losses[0][slip]], atol=1e-4))
     if len(recorded) == 3:
         out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
