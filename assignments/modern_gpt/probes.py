@@ -16,6 +16,7 @@ name it when the student's output equals one.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 
@@ -596,13 +597,19 @@ def probe_attention_cache(ns):
             out["causal"] = flag(lambda: torch.allclose(model(changed)[0][:, :5], model(PROMPT)[0][:, :5], atol=1e-5))
     for slip in ATTENTION_SLIPS:
         def compare(slip=slip):
-            runs = _attention_runs(slipped(slip))
+            runs, right = slip_runs(slip), slip_runs("")
             return np.array(any(bool(like(out[key], torch.as_tensor(runs[key]), atol=1e-4))
-                                and not np.allclose(runs[key], _attention_runs(TrustedAttention)[key], atol=1e-4)
+                                and not np.allclose(runs[key], right[key], atol=1e-4)
                                 for key in ("full", "stepwise", "chunked")
                                 if runs[key].dtype.kind == "f"))
         out[f"like_{slip}"] = clue(compare)
     return out
+
+
+@functools.cache
+def slip_runs(slip: str) -> dict[str, np.ndarray]:
+    """The grader's GPT's runs with the attention of a slip ("": the right one): the same for every submission."""
+    return _attention_runs(slipped(slip) if slip else TrustedAttention)
 
 
 INIT_VOCAB = 512
