@@ -1060,3 +1060,297 @@ FRESH_ALTERNATIVES += (
                                                          "            g.mul_(1.0 / (norm + 1e-6))\n")),
          "the loss through nn.CrossEntropyLoss on flattened logits, the global norm clipped by hand"),
 )
+
+# Held out: written by another hand after the rules were adjusted to the third fresh round (d521748), without reading
+# how the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy): their
+# figures say how the rules do on the next student's mistakes.
+
+HO3_APPEND_THEN_RETURN = "        ids = merge_pair(ids, pair, new_id)\n        merges.append(pair)\n    return merges\n"
+HO3_MERGE_TEST = "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
+HO3_GROW = "idx = torch.cat([idx, new], dim=1)"
+HO3_FOR_STEPS = "        for _ in range(max_new_tokens):\n"
+HO3_INIT_BODY = KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS + NORM_INIT
+HO3_OPTIMIZER_BODY = EMBEDDINGS + "\n    " + DECAY + "\n    " + REST + "\n    " + GROUPS
+
+HELD_OUT_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("ho3_bpe_append_before_merge", BPE, ((HO3_APPEND_THEN_RETURN,
+                                               "        merges.append(pair)\n"
+                                               "        ids = merge_pair(ids, pair, 256 + len(merges))\n"
+                                               "    return merges\n"),),
+         "the pair is recorded before the merge and the new id computed as 256 + len(merges) afterwards: the "
+         "sequence gets id 257 for merge 0 (one more than recorded), so later merges name the wrong ids",
+         "bpe-merges"),
+    Edit("ho3_bpe_return_inside_loop", BPE, ((HO3_APPEND_THEN_RETURN,
+                                              "        ids = merge_pair(ids, pair, new_id)\n"
+                                              "        merges.append(pair)\n"
+                                              "        return merges\n"
+                                              "    return merges\n"),),
+         "return indented into the loop: training stops after the first merge", "bpe-merge-count"),
+    Edit("ho3_merge_pair_first_id_twice", BPE, ((HO3_MERGE_TEST,
+                                                 "        if i + 1 < len(ids) and ids[i] == pair[0] and "
+                                                 "ids[i + 1] == pair[0]:\n"),),
+         "merge_pair compares both ids with pair[0] (typo for pair[1]): only pairs (a, a) are ever replaced, so a "
+         "pair (a, b) stays and is chosen again every round", "bpe-merges"),
+    Edit("ho3_bpe_tie_as_strings", BPE, ((PICK, "pair = min(counts, key=lambda p: (-counts[p], str(p)))"),),
+         "ties broken by comparing the pairs as strings: '(256, 97)' comes before '(97, 98)'", "bpe-tie-rule"),
+    Edit("ho3_bpe_ascii_bytes", BPE, ((START, "ids, merges = list(text.encode(\"ascii\", errors=\"ignore\")), []"),),
+         "the text encoded as ASCII with errors='ignore': every non-ASCII character is dropped before training",
+         "bpe-not-bytes"),
+    # encode
+    Edit("ho3_encode_any_known_pair_per_pass", CODEC, ((ENCODE_LOOP,
+                                                        "    ids_of = {tuple(pair): 256 + i for i, pair in "
+                                                        "enumerate(merges)}\n"
+                                                        "    changed = True\n"
+                                                        "    while changed:\n"
+                                                        "        changed, merged, i = False, [], 0\n"
+                                                        "        while i < len(ids):\n"
+                                                        "            if i + 1 < len(ids) and (ids[i], ids[i + 1]) "
+                                                        "in ids_of:\n"
+                                                        "                merged.append(ids_of[(ids[i], ids[i + 1])])\n"
+                                                        "                changed = True\n"
+                                                        "                i += 2\n"
+                                                        "            else:\n"
+                                                        "                merged.append(ids[i])\n"
+                                                        "                i += 1\n"
+                                                        "        ids = merged\n"),),
+         "passes left to right merging whatever known pair comes first, repeated until nothing changes: the merges' "
+         "training order is ignored", "encode-merge-order"),
+    Edit("ho3_encode_whitespace_normalised", CODEC, ((ENCODE_START,
+                                                      "    ids = list(\" \".join(text.split()).encode(\"utf-8\"))\n"),),
+         "the text 'cleaned' first (runs of whitespace, tabs and newlines become one space, ends stripped): "
+         "decode(encode(s)) no longer gives s", "encode-values"),
+    Edit("ho3_encode_bytes_not_list", CODEC, ((ENCODE_START, "    ids = text.encode(\"utf-8\")\n"),),
+         "the bytes object kept instead of list(...): with no merges encode returns bytes, not a list of ints",
+         "encode-values"),
+    # decode
+    Edit("ho3_decode_joined_with_spaces", CODEC, ((JOIN, JOIN.replace("b\"\".join", "b\" \".join")),),
+         "the tokens' bytes joined with a space between them", "decode-values"),
+    Edit("ho3_decode_stripped", CODEC, ((JOIN, JOIN + ".strip()"),),
+         "the decoded text stripped of leading and trailing whitespace", "decode-values"),
+    # apply_rope
+    Edit("ho3_rope_linspace_exponent", ROPE, ((THETA, "theta = base ** (-torch.linspace(0, 1, d // 2, "
+                                                      "dtype=torch.float32, device=x.device))  # (d/2,)"),),
+         "exponents from linspace(0, 1, d/2): pair i turns by base ** (-i / (d/2 - 1)), the last pair by exactly "
+         "1/base, instead of base ** (-2i/d)", "rope-angle-exponent"),
+    Edit("ho3_rope_repeat_not_interleave", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                                   "neighbour = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1)"
+                                                   ".flatten(-2)\n"
+                                                   "    return x * cos.repeat(1, 2) + neighbour * sin.repeat(1, 2)"),),
+         "cos and sin widened to d with .repeat(1, 2) (tiled) instead of repeat_interleave: the two coordinates of "
+         "a pair get different angles, so it is no rotation", "rope-values"),
+    Edit("ho3_rope_log10_in_exp", ROPE, ((THETA, "theta = torch.exp(-torch.arange(0, d, 2, dtype=torch.float32, "
+                                                 "device=x.device) / d * math.log10(base))  # (d/2,)"),),
+         "theta written in log space with math.log10 instead of the natural log: the base is effectively e ** 4, "
+         "not base", "rope-values"),
+    Edit("ho3_rope_not_flattened", ROPE, ((ROTATE, ROTATE.replace(".flatten(-2)", "")),),
+         "the stacked pairs are not flattened back: the result has shape (..., T, d/2, 2), not x's shape",
+         "rope-values"),
+    # CausalSelfAttention
+    Edit("ho3_attention_scaled_by_key_count", ATTENTION, ((SCORES, "scores = q @ k.transpose(-2, -1) / "
+                                                                   "math.sqrt(k.size(-2))  # (B, n_heads, T, T_past + T)"),),
+         "scores divided by the square root of k.size(-2), the number of keys, instead of d_head (k.size(-1))",
+         "attention-scale"),
+    Edit("ho3_attention_positions_offset_by_cache", ATTENTION, ((HELD_ROPE_IF,
+                                                                 "        offset = 0 if cache is None else "
+                                                                 "cache[0].shape[2]\n"
+                                                                 "        if self.rope:\n"
+                                                                 "            q, k = apply_rope(q, positions + offset), "
+                                                                 "apply_rope(k, positions + offset)\n"),),
+         "the cache's length added to positions, which are already positions in the whole sequence: with a cache "
+         "new queries and keys are rotated too far", "attention-values"),
+    Edit("ho3_attention_value_cache_gets_keys", ATTENTION, ((APPEND, "k, v = torch.cat([cache[0], k], dim=2), "
+                                                                     "torch.cat([cache[1], k], dim=2)"),),
+         "copy-paste typo: the new keys (not values) appended to the value cache", "attention-values"),
+    Edit("ho3_attention_masked_fill_discarded", ATTENTION, ((WEIGHTS, "scores.masked_fill(~allowed, float(\"-inf\"))\n"
+                                                                      "        weights = torch.softmax(scores, dim=-1)"),),
+         "masked_fill is not in place and its result is thrown away: the softmax sees the unmasked scores",
+         "attention-not-causal"),
+    # init_weights
+    Edit("ho3_init_std_typo", INIT, ((NORMAL, NORMAL.replace("std=0.02)", "std=0.2)")),),
+         "std=0.2 typed for 0.02: weights ten times too large", "init-std"),
+    Edit("ho3_init_layernorm_bias_ones", INIT, ((NORM_INIT, "    if isinstance(module, nn.LayerNorm):\n"
+                                                            "        nn.init.ones_(module.weight)\n"
+                                                            "        nn.init.ones_(module.bias)\n"),),
+         "copy-paste: LayerNorm bias set to 1 like its weight", "init-layernorm"),
+    Edit("ho3_init_bias_truthiness", INIT, ((LINEAR_BIAS, "    if isinstance(module, nn.Linear) and module.bias:\n"),),
+         "'and module.bias' tests the truth of a tensor: for a Linear with a bias of more than one entry it raises "
+         "(ambiguous boolean value); for a 1-entry bias it zeroes only a nonzero one", "init-bias"),
+    # generate
+    Edit("ho3_generate_one_step_short", GENERATE, ((HO3_FOR_STEPS,
+                                                    "        for _ in range(max_new_tokens - 1):\n"),),
+         "the loop runs max_new_tokens - 1 times: one id (and one row of logits) too few", "generate-values"),
+    Edit("ho3_generate_ids_not_accumulated", GENERATE, ((HO3_GROW + "\n    return idx,",
+                                                         "ids = torch.cat([idx, new], dim=1)\n    return ids,"),),
+         "the grown sequence stored under a new name: idx stays the prompt, so without the cache every step reruns "
+         "the prompt, and the result is the prompt plus the last id only", "generate-values"),
+    Edit("ho3_generate_new_id_prepended", GENERATE, ((HO3_GROW, "idx = torch.cat([new, idx], dim=1)"),),
+         "each new id concatenated before the ids instead of after them", "generate-values"),
+    # configure_optimizer
+    Edit("ho3_optimizer_rest_by_dim", OPTIMIZER, ((REST, "rest = [p for p in model.parameters() if p.dim() < 2]"),),
+         "the no-decay group made of the 1-D parameters only: the embeddings (2-D, not decayed) are in no group and "
+         "never trained", "optimizer-groups"),
+    Edit("ho3_optimizer_only_tied_excluded", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY,
+                                                          "tied = {id(m.weight) for m in model.modules() if "
+                                                          "isinstance(m, nn.Linear)} & {id(m.weight) for m in "
+                                                          "model.modules() if isinstance(m, nn.Embedding)}\n"
+                                                          "    decay = {id(p): p for p in model.parameters() if "
+                                                          "p.dim() >= 2 and id(p) not in tied}"),),
+         "every matrix decayed except the tied token embedding: the learned position table (and any untied "
+         "embedding) is decayed", "decay-on-embeddings"),
+    Edit("ho3_optimizer_betas_first_group_only", OPTIMIZER, ((GROUPS,
+                                                              "return torch.optim.AdamW([{\"params\": "
+                                                              "list(decay.values()), \"weight_decay\": weight_decay, "
+                                                              "\"betas\": (0.9, 0.95)},\n"
+                                                              "                              {\"params\": rest, "
+                                                              "\"weight_decay\": 0.0}], lr=lr)"),),
+         "betas=(0.9, 0.95) put in the first group's dict only: the no-decay group gets AdamW's default "
+         "(0.9, 0.999)", "optimizer-settings"),
+    # lr_at
+    Edit("ho3_lr_cosine_parentheses_lost", LR, ((COSINE, "return min_lr + 0.5 * 1.0 + math.cos(math.pi * progress) "
+                                                         "* (max_lr - min_lr)"),),
+         "parentheses lost: min_lr + 0.5 + cos(pi p) (max_lr - min_lr) instead of min_lr + 0.5 (1 + cos(pi p)) "
+         "(max_lr - min_lr)", "lr-values"),
+    Edit("ho3_lr_warmup_over_warmup_plus_one", LR, ((WARMUP, "return max_lr * (step + 1) / (warmup + 1)"),),
+         "warm-up divided by warmup + 1: it never reaches max_lr, and jumps to it at step warmup",
+         "warmup-off-by-one"),
+    Edit("ho3_lr_progress_not_offset", LR, ((PROGRESS, "progress = step / (total - warmup)"),),
+         "progress = step / (total - warmup): the cosine is not started at the end of the warm-up, so it starts "
+         "below max_lr and passes min_lr before total", "cosine-progress"),
+    Edit("ho3_lr_steps_from_one", LR, (("    if step < warmup:\n", "    step += 1  # first step is step 1\n"
+                                                                    "    if step < warmup:\n"),),
+         "step shifted by one at the top (steps counted from 1): the whole schedule is one step ahead",
+         "lr-values"),
+    # train_step
+    Edit("ho3_step_no_optimizer_step", STEP, ((STEP_CALL, ""),),
+         "optimizer.step() forgotten: gradients computed and clipped but the parameters never change",
+         "train-step-values"),
+    Edit("ho3_step_targets_are_inputs", STEP, ((LOSS, LOSS.replace("y.reshape(-1)", "x.reshape(-1)")),),
+         "the cross-entropy against x instead of y: the model is trained to copy its input",
+         "train-step-values"),
+    Edit("ho3_step_clip_first_group_only", STEP, ((CLIP, "    torch.nn.utils.clip_grad_norm_("
+                                                         "optimizer.param_groups[0][\"params\"], 1.0)\n"),),
+         "only the first parameter group's gradients clipped (their norm alone): the rest are never clipped",
+         "clip-after-step"),
+    Edit("ho3_step_view_targets", STEP, ((LOSS, "loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), "
+                                                "y.view(-1))"),),
+         ".view(-1) on y: a non-contiguous batch (y = batch[:, 1:]) raises instead of being reshaped",
+         "train-step-values"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("ho3_merge_pair_list_index", BPE, ((MERGE_BODY,
+                                             "    merged, start = [], 0\n"
+                                             "    while True:\n"
+                                             "        try:\n"
+                                             "            j = ids.index(pair[0], start)\n"
+                                             "        except ValueError:\n"
+                                             "            return merged + ids[start:]\n"
+                                             "        if j + 1 < len(ids) and ids[j + 1] == pair[1]:\n"
+                                             "            merged += ids[start:j] + [new_id]\n"
+                                             "            start = j + 2\n"
+                                             "        else:\n"
+                                             "            merged += ids[start:j + 1]\n"
+                                             "            start = j + 1\n"),),
+         "merge_pair jumping between occurrences of the pair's first id with list.index"),
+    Edit("ho3_bpe_pairwise_nsmallest", BPE, ((COUNT + "\n" + EMPTY + "        " + PICK,
+                                              "import heapq, itertools\n"
+                                              "        counts = Counter(itertools.pairwise(ids))\n"
+                                              "        best = heapq.nsmallest(1, counts.items(), "
+                                              "key=lambda item: (-item[1], item[0]))\n"
+                                              "        if not best:\n"
+                                              "            break\n"
+                                              "        pair = best[0][0]"),),
+         "pairs from itertools.pairwise, the best one by heapq.nsmallest on (-count, pair)"),
+    Edit("ho3_encode_reduce", CODEC, ((ENCODE_START + ENCODE_LOOP + "    return ids\n",
+                                       "    from functools import reduce\n"
+                                       "    return reduce(lambda ids, item: merge_pair(ids, tuple(item[1]), "
+                                       "256 + item[0]), enumerate(merges), list(text.encode(\"utf-8\")))\n"),),
+         "encode as a functools.reduce of merge_pair over the merges in order"),
+    Edit("ho3_decode_incremental_decoder", CODEC, ((JOIN,
+                                                    "import codecs\n"
+                                                    "    decoder = codecs.getincrementaldecoder(\"utf-8\")"
+                                                    "(errors=\"replace\")\n"
+                                                    "    pieces = [decoder.decode(vocab[int(i)]) for i in ids]\n"
+                                                    "    return \"\".join(pieces) + decoder.decode(b\"\", final=True)"),),
+         "decode token by token through a stateful UTF-8 incremental decoder (characters split across tokens are "
+         "held back, not broken), flushed at the end"),
+    Edit("ho3_rope_unflatten_flip", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                            "pairs = x.unflatten(-1, (d // 2, 2))  # (..., T, d/2, 2)\n"
+                                            "    turned = pairs.flip(-1) * torch.tensor([-1.0, 1.0], dtype=x.dtype, "
+                                            "device=x.device)  # (-x_odd, x_even)\n"
+                                            "    return (pairs * cos[..., None] + turned * sin[..., None])"
+                                            ".flatten(-2)"),),
+         "pairs as a trailing axis of 2: x cos + (-x_odd, x_even) sin, built with flip and a sign vector"),
+    Edit("ho3_attention_stacked_heads_prescaled", ATTENTION, ((SPLIT,
+                                                               "q, k, v = (torch.stack(t.split(d_head, dim=-1), dim=1) "
+                                                               "for t in self.qkv(x).split(d_model, dim=-1))"),
+                                                              (SCORES, "scores = (q * d_head ** -0.5) @ "
+                                                                       "k.transpose(-2, -1)"),
+                                                              (MASK + "\n        " + WEIGHTS,
+                                                               "blocked = torch.ones(T, past + T, dtype=torch.bool, "
+                                                               "device=x.device).triu(diagonal=past + 1)\n"
+                                                               "        weights = F.softmax(scores.masked_fill(blocked, "
+                                                               "float(\"-inf\")), dim=-1)"),
+                                                              (MERGE_HEADS, "y = torch.cat((weights @ v).unbind(dim=1), "
+                                                                            "dim=-1)")),
+         "heads split by stacking d_head-wide slices and merged by concatenating them; queries scaled before the "
+         "product; the blocked keys as the triangle above the shifted diagonal"),
+    Edit("ho3_init_constant_early_return", INIT, ((HO3_INIT_BODY,
+                                                   "if isinstance(module, nn.LayerNorm):\n"
+                                                   "        nn.init.constant_(module.weight, 1.0)\n"
+                                                   "        nn.init.constant_(module.bias, 0.0)\n"
+                                                   "        return\n"
+                                                   "    if not isinstance(module, (nn.Linear, nn.Embedding)):\n"
+                                                   "        return\n"
+                                                   "    nn.init.normal_(module.weight, 0.0, 0.02)\n"
+                                                   "    bias = module.bias if isinstance(module, nn.Linear) else None\n"
+                                                   "    if bias is not None:\n"
+                                                   "        nn.init.constant_(bias, 0.0)\n"),),
+         "early returns per kind, constant_ for the fixed values, normal_ with positional mean and std"),
+    Edit("ho3_generate_set_grad_enabled", GENERATE, ((HELD_GENERATE_BODY,
+                                                      "    chosen, caches = [], None\n"
+                                                      "    with torch.set_grad_enabled(False):\n"
+                                                      "        for _ in range(max_new_tokens):\n"
+                                                      "            if use_cache:\n"
+                                                      "                logits, caches = model(idx if caches is None "
+                                                      "else idx[:, -1:], caches)\n"
+                                                      "            else:\n"
+                                                      "                logits = model(idx)[0]\n"
+                                                      "            chosen.append(logits[:, -1:, :])\n"
+                                                      "            idx = torch.cat([idx, logits[:, -1, :].argmax(dim=-1)"
+                                                      "[:, None]], dim=1)\n"
+                                                      "    return idx, torch.cat(chosen, dim=1)\n"),),
+         "gradients off with set_grad_enabled(False); the cached step reads the last id of idx; logits kept with "
+         "their time axis and concatenated"),
+    Edit("ho3_optimizer_pop_and_add_group", OPTIMIZER, ((HO3_OPTIMIZER_BODY,
+                                                         "decay = {}\n"
+                                                         "    for m in model.modules():\n"
+                                                         "        if isinstance(m, nn.Linear):\n"
+                                                         "            decay.setdefault(id(m.weight), m.weight)\n"
+                                                         "    for m in model.modules():\n"
+                                                         "        if isinstance(m, nn.Embedding):\n"
+                                                         "            decay.pop(id(m.weight), None)\n"
+                                                         "    optimizer = torch.optim.AdamW([{\"params\": "
+                                                         "list(decay.values()), \"weight_decay\": weight_decay}],\n"
+                                                         "                                  lr=lr, betas=(0.9, 0.95))\n"
+                                                         "    optimizer.add_param_group({\"params\": [p for p in "
+                                                         "model.parameters() if id(p) not in decay], "
+                                                         "\"weight_decay\": 0.0})\n"
+                                                         "    return optimizer"),),
+         "every Linear weight collected, the embeddings' popped out; the no-decay group added with add_param_group"),
+    Edit("ho3_lr_lerp_weight", LR, ((PROGRESS + "\n    " + COSINE,
+                                     "weight = (1.0 + math.cos(math.pi * (step - warmup) / (total - warmup))) / 2\n"
+                                     "    return weight * max_lr + (1.0 - weight) * min_lr"),),
+         "the cosine as an interpolation weight between max_lr and min_lr"),
+    Edit("ho3_step_nll_total_norm", STEP, ((SET_LR, "    for i in range(len(optimizer.param_groups)):\n"
+                                                    "        optimizer.param_groups[i][\"lr\"] = lr\n"),
+                                           (LOSS, "loss = F.nll_loss(F.log_softmax(logits, dim=-1).flatten(0, 1), "
+                                                  "y.flatten())"),
+                                           (ZERO, "    for p in model.parameters():\n        p.grad = None\n"),
+                                           (CLIP, "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
+                                                  "    torch.nn.utils.clip_grads_with_norm_(model.parameters(), 1.0, "
+                                                  "torch.nn.utils.get_total_norm(grads))\n")),
+         "nll_loss of log_softmax; gradients cleared by setting them to None; the global norm computed with "
+         "get_total_norm and applied with clip_grads_with_norm_"),
+)
