@@ -1061,9 +1061,9 @@ FRESH_ALTERNATIVES += (
          "the loss through nn.CrossEntropyLoss on flattened logits, the global norm clipped by hand"),
 )
 
-# Held out: written by another hand after the rules were adjusted to the third fresh round (d521748), without reading
-# how the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy): their
-# figures say how the rules do on the next student's mistakes.
+# Fresh, fourth round: written as the held-out set by another hand after the rules were adjusted to the third round
+# (d521748), without reading how the checks detect anything, and measured untouched (0d52749: 32/35 caught, 1 named
+# wrong). The rules were then adjusted to it; its labels are its writer's.
 
 HO3_APPEND_THEN_RETURN = "        ids = merge_pair(ids, pair, new_id)\n        merges.append(pair)\n    return merges\n"
 HO3_MERGE_TEST = "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
@@ -1072,7 +1072,7 @@ HO3_FOR_STEPS = "        for _ in range(max_new_tokens):\n"
 HO3_INIT_BODY = KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS + NORM_INIT
 HO3_OPTIMIZER_BODY = EMBEDDINGS + "\n    " + DECAY + "\n    " + REST + "\n    " + GROUPS
 
-HELD_OUT_MUTANTS = (
+FRESH_MUTANTS += (
     # train_bpe and merge_pair
     Edit("ho3_bpe_append_before_merge", BPE, ((HO3_APPEND_THEN_RETURN,
                                                "        merges.append(pair)\n"
@@ -1238,7 +1238,7 @@ HELD_OUT_MUTANTS = (
          "train-step-values"),
 )
 
-HELD_OUT_ALTERNATIVES = (
+FRESH_ALTERNATIVES += (
     Edit("ho3_merge_pair_list_index", BPE, ((MERGE_BODY,
                                              "    merged, start = [], 0\n"
                                              "    while True:\n"

@@ -72,9 +72,11 @@ def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overl
 
 def merge_pair_slip(ids: list[int], pair: tuple[int, int], new_id: int, slip: str) -> list[int]:
     """merge_pair's slips: "right_to_left" (the pairs replaced from the right: a a a gives [a, new]), "nothing" (the
-    ids returned as they came)."""
+    ids returned as they came), "first_id_twice" (both ids compared with the pair's first)."""
     if slip == "nothing":
         return list(ids)
+    if slip == "first_id_twice":
+        return trusted_merge_pair(ids, (pair[0], pair[0]), new_id)
     merged, i = [], len(ids) - 1
     while i >= 0:
         if i > 0 and (ids[i - 1], ids[i]) == pair:
@@ -94,8 +96,12 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     "one_merge_more" (vocab_size - 255 merges), "code_points" (code points, not UTF-8 bytes), "tie_second_first"
     (ties to the pair with the smaller second id), "least_frequent" (the least frequent pair merged), "stop_at_single"
     (training stops once the most frequent pair occurs only once), "ids_from_zero" (merge i gives id i, among the
-    bytes)."""
-    ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
+    bytes), "one_merge" (training returns after its first merge), "ascii_ignore" (non-ASCII characters dropped),
+    "tie_as_strings" (ties to the pair whose str() is smaller), "id_one_ahead" (merge i written as 257 + i)."""
+    if slip == "code_points":
+        ids = [ord(ch) for ch in text]
+    else:
+        ids = list(text.encode("ascii", errors="ignore") if slip == "ascii_ignore" else text.encode("utf-8"))
     merges, first_counts = [], Counter(zip(ids, ids[1:]))
     for new_id in range(256, vocab_size + (slip == "one_merge_more")):
         if slip == "counts_once":
@@ -119,14 +125,18 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             pair = min(counts, key=lambda p: (-counts[p], p[1], p[0]))
         elif slip == "least_frequent":
             pair = min(counts, key=lambda p: (counts[p], p))
+        elif slip == "tie_as_strings":
+            pair = min(counts, key=lambda p: (-counts[p], str(p)))
         else:
             pair = min(counts, key=lambda p: (-counts[p], p))
         if slip == "stop_at_single" and counts[pair] < 2:
             break
-        ids = trusted_merge_pair(ids, pair, new_id - 256 if slip == "ids_from_zero" else new_id,
+        ids = trusted_merge_pair(ids, pair, {"ids_from_zero": new_id - 256, "id_one_ahead": new_id + 1}.get(slip, new_id),
                                  overlapping=slip == "overlapping_merge",
                                  drops_last=slip == "drops_last")
         merges.append(pair)
+        if slip == "one_merge":
+            break
         if slip == "counts_once":
             del counts[pair]
     return merges
@@ -134,12 +144,33 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
 
 def trusted_encode(text: str, merges, slip: str = "") -> list[int]:
     """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "code_points", "offset"
-    (merge i gives id 512 + i: 256 added twice)."""
+    (merge i gives id 512 + i: 256 added twice), "normalised" (whitespace runs made one space, the ends stripped),
+    "first_known_pair" (passes left to right merging whichever known pair comes first, until nothing changes)."""
+    if slip == "normalised":
+        text = " ".join(text.split())
     ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
+    if slip == "first_known_pair":
+        return first_known_pair(ids, merges)
     order = list(enumerate(merges))
     for i, pair in reversed(order) if slip == "reversed" else order:
         ids = trusted_merge_pair(ids, tuple(pair), (512 if slip == "offset" else 256) + i,
                                  overlapping=slip == "overlapping_merge")
+    return ids
+
+
+def first_known_pair(ids: list[int], merges) -> list[int]:
+    """encode's slip of merging, pass after pass, whichever known pair comes first (not the merges in order)."""
+    known, changed = {tuple(pair): 256 + i for i, pair in enumerate(merges)}, True
+    while changed:
+        changed, merged, i = False, [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and (ids[i], ids[i + 1]) in known:
+                merged.append(known[ids[i], ids[i + 1]])
+                changed, i = True, i + 2
+            else:
+                merged.append(ids[i])
+                i += 1
+        ids = merged
     return ids
 
 
@@ -169,7 +200,7 @@ def trusted_decode(ids, merges, slip: str = "") -> str:
     """The text, or that of a slip: "per_token" (each token decoded alone, errors replaced), "latin_1",
     "errors_ignored" (invalid bytes dropped), "pair_bytes" (a merged token taken as the two bytes of its pair's ids,
     which raises for ids above 255), "repr" (str() of the joined bytes), "zero_bytes" (byte i taken as bytes(i): i
-    zero bytes)."""
+    zero bytes), "spaced" (the tokens' bytes joined with spaces), "stripped" (the text's ends stripped)."""
     if slip == "zero_bytes":
         vocab = {i: bytes(i) for i in range(256)}
         for i, (a, b) in enumerate(merges):
@@ -181,7 +212,9 @@ def trusted_decode(ids, merges, slip: str = "") -> str:
     vocab = vocabulary(merges)
     if slip == "per_token":
         return "".join(vocab[int(i)].decode("utf-8", errors="replace") for i in ids)
-    joined = b"".join(vocab[int(i)] for i in ids)
+    joined = (b" " if slip == "spaced" else b"").join(vocab[int(i)] for i in ids)
+    if slip == "stripped":
+        return joined.decode("utf-8", errors="replace").strip()
     if slip == "repr":
         return str(joined)
     if slip == "latin_1":
@@ -207,7 +240,7 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
 }
 BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
              "overlapping_merge", "drops_last", "one_merge_more", "code_points", "tie_second_first", "least_frequent",
-             "stop_at_single", "ids_from_zero")
+             "stop_at_single", "ids_from_zero", "one_merge", "ascii_ignore", "tie_as_strings", "id_one_ahead")
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -227,7 +260,7 @@ def probe_bpe_merges(ns):
                                             in zip(lists, MERGE_PAIR_CASES)] + [np.array([-1])]))
     kept = np.array(all(ids == list(case[0]) for ids, case in zip(lists, MERGE_PAIR_CASES)))
     out = {"same_twice": same, "merge_pair": merged, "merge_pair_keeps_list": kept}
-    for slip in ("right_to_left", "nothing"):
+    for slip in ("right_to_left", "nothing", "first_id_twice"):
         slipped = np.concatenate([np.array(merge_pair_slip(list(ids), pair, new_id, slip), dtype=np.int64)
                                   for ids, pair, new_id in MERGE_PAIR_CASES] + [np.array([-1])])
         out[f"like_merge_{slip}"] = clue(lambda slipped=slipped: np.array(
@@ -254,6 +287,8 @@ ENCODE_TEXTS = {
     "order": ("abcd abc bcd", ORDER_MERGES),
     "runs": ("aaaaa", [(97, 97), (256, 97)]),
     "pair": ("ab", [(97, 98)]),
+    "whitespace": ("  tent\t\tand  cab\n\n", ENCODE_MERGES),
+    "no_merges": ("cab é", []),
     "empty": ("", ENCODE_MERGES),
 }
 
@@ -262,12 +297,19 @@ ENCODE_TEXTS = {
 def probe_bpe_encode(ns):
     """encode, with the grader's merges (and merge_pair), of the merges' own training text, of other texts, of
     accents and emoji, of a text whose merges must apply in order, of a run of one letter, of two bytes that are one
-    merge, and of ''; clues: whether the ids are those of the longest match at each position, of the merges applied
+    merge, of runs of spaces, tabs and newlines, of a text with no merges, and of ''; whether every result is a list
+    of Python ints; clues: whether the ids are those of the longest match at each position, of the merges applied
     last first, of overlapping merges, or of code points."""
     encode = require(ns, "encode")
+    returned = []
     with replaced(ns, merge_pair=trusted_merge_pair):  # the grader's: a slip in merge_pair costs train_bpe's points
-        out = {name: caught(lambda text=text, merges=merges: ids_array(encode(text, list(merges))))
+        def ids_of(text, merges):
+            ids = encode(text, list(merges))
+            returned.append(isinstance(ids, list) and all(type(i) is int for i in ids))
+            return ids_array(ids)
+        out = {name: caught(lambda text=text, merges=merges: ids_of(text, merges))
                for name, (text, merges) in ENCODE_TEXTS.items()}
+    out["list_of_ints"] = np.array(bool(returned) and all(returned))
 
     def like_slip(slip_ids) -> np.ndarray:
         """Whether the ids are the slip's on every text where the slip's are not the right ones."""
@@ -277,7 +319,7 @@ def probe_bpe_encode(ns):
                                                 for name, ids in differing))
 
     out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
-    for slip in ("reversed", "overlapping_merge", "code_points", "offset"):
+    for slip in ("reversed", "overlapping_merge", "code_points", "offset", "normalised", "first_known_pair"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(lambda t, m: trusted_encode(t, m, slip)))
     return out
 
@@ -289,15 +331,17 @@ DECODE_IDS = {
     "emoji": trusted_encode("🙂🙂🙂 ab 🙂", DECODE_MERGES),
     "cjk": trusted_encode("漢字とかな", DECODE_MERGES),
     "empty": [],
+    "whitespace": trusted_encode(" \tto be\n\n", ENCODE_MERGES),
     "split_character": [256, 0xA9, 256, 0xA9, ord("b")],  # a + é's first byte, then é's second: "aéaéb"
     "invalid_bytes": [0xFF, ord("a"), 0xC3],
 }
-DECODE_MERGES_OF = {"ascii": ENCODE_MERGES, "split_character": [(ord("a"), 0xC3)]}
+DECODE_MERGES_OF = {"ascii": ENCODE_MERGES, "whitespace": ENCODE_MERGES, "split_character": [(ord("a"), 0xC3)]}
 
 
 @probe("bpe_decode")
 def probe_bpe_decode(ns):
-    """decode, with the grader's merges, of ids of ASCII, accented, emoji and CJK text and of []; of tokens that
+    """decode, with the grader's merges, of ids of ASCII, accented, emoji and CJK text, of whitespace at both ends,
+    and of []; of tokens that
     split a character's bytes between them; of bytes that are not UTF-8 (each as code points); whether the lists of
     ids were left as they were; clues: whether the text is that of decoding token by token, or of Latin-1."""
     decode = require(ns, "decode")
@@ -322,7 +366,7 @@ def probe_bpe_decode(ns):
         differs = any(not np.array_equal(slipped_text(name, slip), slipped_text(name, "")) for name in DECODE_IDS)
         return np.array(all(same) and differs)
 
-    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes", "repr", "zero_bytes"):
+    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes", "repr", "zero_bytes", "spaced", "stripped"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(slip))
     out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in DECODE_IDS
                                        if out[name].dtype.kind in "US"))
@@ -339,11 +383,16 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     "sign_typo" (x'[2i+1] = x[2i+1] cos - x[2i] sin: not a rotation), "positions_from_one" (the row at m turned by
     m + 1), "cos_sin_swapped", "halves_out" (interleaved pairs rotated, the results laid out as halves),
     "second_unrotated" (x'[2i+1] = x[2i+1]: half of each pair left as it was), "exponent_floor" (the exponent
-    (-2i) // d: 0 or -1)."""
+    (-2i) // d: 0 or -1), "linspace_exponent" (exponents from linspace(0, 1, d/2)), "tiled" (cos and sin
+    repeated, not interleaved, across the coordinates), "log10" (theta from exp(-2i/d * log10(base)))."""
     d = x.shape[-1]
     index = torch.arange(d // 2, dtype=torch.float64)
     exponent = (1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index)
     theta = base ** (exponent // d if slip == "exponent_floor" else exponent / d)
+    if slip == "linspace_exponent":
+        theta = base ** -torch.linspace(0, 1, d // 2, dtype=torch.float64)
+    if slip == "log10":
+        theta = torch.exp(-2 * index / d * math.log10(base))
     if slip == "index_positions":
         positions = torch.arange(x.shape[-2])
     if slip == "positions_from_one":
@@ -362,6 +411,9 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     even, odd = x[..., 0::2], x[..., 1::2]
     if slip == "sign_typo":
         return torch.stack([even * cos - odd * sin, odd * cos - even * sin], dim=-1).flatten(-2)
+    if slip == "tiled":
+        neighbour = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
+        return x * cos.repeat(*[1] * (cos.dim() - 1), 2) + neighbour * sin.repeat(*[1] * (sin.dim() - 1), 2)
     if slip == "second_unrotated":
         return torch.stack([even * cos - odd * sin, odd], dim=-1).flatten(-2)
     if slip == "halves_out":
@@ -370,7 +422,8 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
 
 
 ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo",
-              "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated", "exponent_floor")
+              "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated", "exponent_floor",
+              "linspace_exponent", "tiled", "log10")
 
 
 @probe("rope_values")
@@ -398,11 +451,14 @@ def probe_rope_values(ns):
     except Exception:
         pass
     out["x_unchanged"] = np.array(bool(torch.equal(x, kept)))
-    for slip in ROPE_SLIPS:  # on the cases where the slip gives other values than RoPE
-        out[f"like_{slip}"] = clue(lambda slip=slip: np.array(any(
-            bool(like(out[name], trusted_rope(xs, p, slip=slip, **kw), atol=1e-5))
-            for name, (xs, p, kw) in cases.items()
-            if not torch.allclose(trusted_rope(xs, p, slip=slip, **kw), trusted_rope(xs, p, **kw), atol=1e-5))))
+    for slip in ROPE_SLIPS:  # the slip's values on every case where they are not RoPE's
+        def like_slip(slip=slip) -> np.ndarray:
+            differing = [(name, trusted_rope(xs, p, slip=slip, **kw)) for name, (xs, p, kw) in cases.items()
+                         if not torch.allclose(trusted_rope(xs, p, slip=slip, **kw), trusted_rope(xs, p, **kw),
+                                               atol=1e-5)]
+            return np.array(bool(differing) and all(bool(like(out[name], values, atol=1e-5))
+                                                    for name, values in differing))
+        out[f"like_{slip}"] = clue(like_slip)
     return out
 
 
@@ -484,7 +540,8 @@ class TrustedAttention(nn.Module):
     keys' weights zeroed after a softmax over all keys), "mask_one_ahead" (tril(T_past + 1): each token also sees the
     next), "no_proj" (the merged heads returned without proj), "qk_swapped" (the projection unpacked as k, q, v),
     "heads_strided" (head h takes every n_heads-th coordinate), "scale_two_d_head" (scores / (2 d_head)),
-    "rope_query_only"."""
+    "rope_query_only", "positions_offset" (with a cache, q and k rotated at positions + T_past), "value_cache_keys"
+    (the new keys appended to the value cache), "scale_key_count" (scores / sqrt(T_past + T))."""
 
     slip = ""
 
@@ -507,17 +564,19 @@ class TrustedAttention(nn.Module):
             q, k = k, q
         if self.rope:
             at = torch.arange(T) if self.slip == "window_positions" else positions
+            if self.slip == "positions_offset" and cache is not None:
+                at = positions + cache[0].shape[2]
             q, k = trusted_rope(q, at), (k if self.slip == "rope_query_only" else trusted_rope(k, at))
             if self.slip == "rope_on_values":
                 v = trusted_rope(v, positions)
         new_k, new_v = k, v
         if cache is not None:
             first, second = ((k, cache[0]), (v, cache[1])) if self.slip == "prepended" else ((cache[0], k), (cache[1], v))
-            k, v = torch.cat(first, dim=2), torch.cat(second, dim=2)
+            k, v = torch.cat(first, dim=2), torch.cat((cache[1], k) if self.slip == "value_cache_keys" else second, dim=2)
         past = k.shape[2] - T
         scale = {"no_scale": 1.0, "scaled_after_softmax": 1.0, "scale_d_model": math.sqrt(d_model),
                  "scale_two_d_head": 2.0 * d_head}.get(self.slip, math.sqrt(d_head))
-        scores = q @ k.transpose(-2, -1) / scale
+        scores = q @ k.transpose(-2, -1) / (math.sqrt(k.shape[2]) if self.slip == "scale_key_count" else scale)
         offset = {"no_offset": 0, "mask_one_ahead": past + 1}.get(self.slip, past)
         allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=offset)
         if self.slip not in ("no_mask", "masked_after_softmax"):
@@ -543,7 +602,8 @@ def slipped(slip: str):
 ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "scaled_after_softmax", "rope_on_values",
                    "heads_split", "heads_merged", "cache_not_appended", "no_mask", "zero_fill", "softmax_queries",
                    "window_positions", "masked_after_softmax", "mask_one_ahead", "no_proj", "qk_swapped",
-                   "heads_strided", "scale_two_d_head", "rope_query_only")
+                   "heads_strided", "scale_two_d_head", "rope_query_only", "positions_offset", "value_cache_keys",
+                   "scale_key_count")
 PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
 
 
@@ -598,10 +658,10 @@ def probe_attention_cache(ns):
     for slip in ATTENTION_SLIPS:
         def compare(slip=slip):
             runs, right = slip_runs(slip), slip_runs("")
-            return np.array(any(bool(like(out[key], torch.as_tensor(runs[key]), atol=1e-4))
-                                and not np.allclose(runs[key], right[key], atol=1e-4)
-                                for key in ("full", "stepwise", "chunked")
-                                if runs[key].dtype.kind == "f"))
+            differing = [key for key in ("full", "stepwise", "chunked")
+                         if runs[key].dtype.kind == "f" and not np.allclose(runs[key], right[key], atol=1e-4)]
+            return np.array(bool(differing) and all(bool(like(out[key], torch.as_tensor(runs[key]), atol=1e-4))
+                                                    for key in differing))
         out[f"like_{slip}"] = clue(compare)
     return out
 
@@ -785,7 +845,11 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     "warmup_inclusive" (the warm-up's formula at step warmup too), "warmup_from_min" (warm-up from min_lr),
     "progress_floor" (progress by floor division), "no_pi" (cos(progress)), "bounds_swapped" (the cosine from
     min_lr up to max_lr), "warmup_floor" (max_lr * ((step + 1) // warmup)), "range_not_subtracted" (the cosine
-    scales max_lr, not max_lr - min_lr), "degrees" (cos(180 * progress))."""
+    scales max_lr, not max_lr - min_lr), "degrees" (cos(180 * progress)), "parentheses_lost" (min_lr + 0.5 + cos *
+    (max_lr - min_lr)), "warmup_plus_one" (the warm-up over warmup + 1), "progress_from_zero" (step / (total -
+    warmup)), "steps_from_one" (the schedule one step ahead)."""
+    if slip == "steps_from_one":
+        step += 1
     if step < warmup or (slip == "warmup_inclusive" and step == warmup):
         if slip == "warmup_linspace":
             return max_lr * step / (warmup - 1)
@@ -793,11 +857,17 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
             return min_lr + (max_lr - min_lr) * (step + 1) / warmup
         if slip == "warmup_floor":
             return max_lr * ((step + 1) // warmup)
+        if slip == "warmup_plus_one":
+            return max_lr * (step + 1) / (warmup + 1)
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
     if step >= total and slip != "no_clamp":
         return 0.0 if slip == "no_floor" else min_lr
     span = {"progress_over_total": total, "progress_short": total - warmup - 1}.get(slip, total - warmup)
     progress = (step - warmup) // span if slip == "progress_floor" else (step - warmup) / span
+    if slip == "progress_from_zero":
+        progress = step / span
+    if slip == "parentheses_lost":
+        return min_lr + 0.5 + math.cos(math.pi * progress) * (max_lr - min_lr)
     if slip == "linear_decay":
         return max_lr - progress * (max_lr - min_lr)
     low, high = (max_lr, min_lr) if slip == "bounds_swapped" else (0.0 if slip == "no_floor" else min_lr, max_lr)
@@ -808,7 +878,8 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
 
 LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progress_short", "no_floor", "no_clamp",
             "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped",
-            "warmup_floor", "range_not_subtracted", "degrees")
+            "warmup_floor", "range_not_subtracted", "degrees", "parentheses_lost", "warmup_plus_one",
+            "progress_from_zero", "steps_from_one")
 
 
 def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
@@ -834,12 +905,12 @@ def probe_lr_schedule(ns):
     out["floats"] = np.array(bool(types) and all(t == "float" for t in types))
     for slip in LR_SLIPS:
         def like_slip(slip=slip) -> np.ndarray:
-            found = False
-            for name, setting in LR_SETTINGS.items():
-                rates, right = slip_rates(slip, *setting), slip_rates("", *setting)
-                if rates is not None and not np.allclose(rates, right):
-                    found |= bool(like(out[name], rates, atol=1e-9))
-            return np.array(found)
+            """The slip's rates in every setting where they are not the schedule's (and it computes them)."""
+            differing = [(name, rates) for name, setting in LR_SETTINGS.items()
+                         if (rates := slip_rates(slip, *setting)) is not None
+                         and not np.allclose(rates, slip_rates("", *setting))]
+            return np.array(bool(differing) and all(bool(like(out[name], rates, atol=1e-9))
+                                                    for name, rates in differing))
         out[f"like_{slip}"] = clue(like_slip)
     return out
 
@@ -866,8 +937,8 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
     """The gradient of the mean cross-entropy of (x, y) for a copy of `model` (before its step), flattened in the
     optimizer's group order (the copy's parameters matched to the original's by name), and the losses of four slips:
     summed over the positions, on targets shifted a second time (logits[:, :-1] against y[:, 1:]), nll_loss of the
-    logits (no log-softmax), the cross-entropy of the probabilities (softmax twice), and that of the last position
-    only."""
+    logits (no log-softmax), the cross-entropy of the probabilities (softmax twice), that of the last position
+    only, and that against the inputs."""
     copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
     copied = dict(copy.named_parameters())
     logits, _ = copy(x)
@@ -879,7 +950,8 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
                                                   y[:, 1:].reshape(-1)).item(),
                  "nll_of_logits": F.nll_loss(flat, y.reshape(-1)).item(),
                  "softmax_twice": F.cross_entropy(flat.softmax(dim=-1), y.reshape(-1)).item(),
-                 "last_position": F.cross_entropy(logits[:, -1, :], y[:, -1]).item()}
+                 "last_position": F.cross_entropy(logits[:, -1, :], y[:, -1]).item(),
+                 "inputs_as_targets": F.cross_entropy(flat, x.reshape(-1)).item()}
     loss.backward()
     gradient = torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups
                           for p in group["params"]])
@@ -938,13 +1010,14 @@ def probe_train_step(ns):
         losses.append(float(loss))
     recorded = optimizer.gradients
     out = {"losses": np.array(losses), "loss_types": np.array(types),
+           "steps_taken": np.array(len(recorded)),
            "step_rates": np.array(optimizer.rates, dtype=np.float64).reshape(-1),
            "step_gradients": caught(lambda: torch.stack(recorded)),
            "clipped": np.array(len(recorded) == 3 and all(float(g.norm()) <= 1.0 + 1e-4 for g in recorded)),
            "train_mode": np.array(bool(modes) and all(modes)),
            "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
     out["zero_gradients_at_step"] = np.array(bool(recorded) and all(float(g.abs().max()) == 0.0 for g in recorded))
-    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice", "last_position"):  # only the first step's: the slips' later losses follow other steps
+    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice", "last_position", "inputs_as_targets"):  # only the first step's: the slips' later losses follow other steps
         out[f"like_loss_{slip}"] = clue(lambda slip=slip: like(out["losses"][:1], [slipped_losses[0][slip]], atol=1e-4))
     if len(recorded) == 3:
         out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
