@@ -1354,3 +1354,288 @@ FRESH_ALTERNATIVES += (
          "nll_loss of log_softmax; gradients cleared by setting them to None; the global norm computed with "
          "get_total_norm and applied with clip_grads_with_norm_"),
 )
+
+# Held out: written by another hand after the rules were adjusted to the fourth fresh round (640cad3), without
+# reading how the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy):
+# their figures say how the rules do on the next student's mistakes.
+
+HO4_MERGE_CALL = "        ids = merge_pair(ids, pair, new_id)\n"
+HO4_BYTE_TABLE = "    vocab = {i: bytes([i]) for i in range(256)}\n"
+HO4_TABLE_ENTRY = "        vocab[256 + i] = vocab[a] + vocab[b]\n"
+HO4_COS_SIN = "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)"
+HO4_ROPE_IF = "        if self.rope:\n            " + ROTATE_QK + "\n"
+HO4_CACHE_BRANCH = "            if use_cache:\n"
+HO4_FIRST_GROUP = "{\"params\": list(decay.values()), \"weight_decay\": weight_decay}"
+HO4_TRAIN_THEN_FORWARD = "    model.train()\n    logits, _ = model(x)\n"
+HO4_WARMUP_IF = "    if step < warmup:\n"
+
+HELD_OUT_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("ho4_bpe_key_order_swapped", BPE, ((PICK, "pair = min(counts, key=lambda p: (p, -counts[p]))"),),
+         "the key tuple in the wrong order, (pair, -count): the smallest pair present is merged whatever its count",
+         "bpe-merges"),
+    Edit("ho4_bpe_merge_result_discarded", BPE, ((HO4_MERGE_CALL, "        merge_pair(ids, pair, new_id)\n"),),
+         "merge_pair's result thrown away (as if it changed ids in place): ids never change, so the same pair is "
+         "recorded every round", "bpe-merges"),
+    Edit("ho4_bpe_str_count_no_overlap", BPE, ((COUNT, "text_ids = \"\".join(map(chr, ids))\n"
+                                                      "        counts = Counter({p: text_ids.count(chr(p[0]) + chr(p[1])) "
+                                                      "for p in zip(ids, ids[1:])})"),),
+         "pairs counted with str.count over the ids written as characters: non-overlapping occurrences only, so "
+         "a a a counts (a, a) once", "bpe-overlap-count"),
+    Edit("ho4_bpe_vocab_size_as_merge_count", BPE, ((RANGE, "for new_id in range(256, 256 + vocab_size):"),),
+         "vocab_size read as the number of merges: up to vocab_size merges instead of vocab_size - 256",
+         "bpe-merge-count"),
+    Edit("ho4_bpe_pairs_wrap_around", BPE, ((COUNT, "counts = Counter(zip(ids, ids[1:] + ids[:1]))"),),
+         "pairs counted against the list rolled by one (ids[1:] + ids[:1]): the wrap-around pair (last, first) is "
+         "counted too, and a one-id text keeps 'merging' (x, x)", "bpe-merges"),
+    # encode
+    Edit("ho4_encode_merges_as_set", CODEC, ((ENCODE_LOOP,
+                                              "    for pair in set(merges):  # each merge once\n"
+                                              "        ids = merge_pair(ids, tuple(pair), 256 + merges.index(pair))\n"),),
+         "the merges iterated as a set: each gets its right id, but they are applied in the set's (hash) order, not "
+         "in training order", "encode-merge-order"),
+    Edit("ho4_encode_last_merge_skipped", CODEC, ((ENCODE_LOOP,
+                                                   "    for i, pair in enumerate(merges[:-1]):\n"
+                                                   "        ids = merge_pair(ids, tuple(pair), 256 + i)\n"),),
+         "off by one: the loop runs over merges[:-1], so the last merge is never applied", "encode-values"),
+    Edit("ho4_encode_pair_in_ids", CODEC, ((ENCODE_LOOP,
+                                            "    for i, pair in enumerate(merges):\n"
+                                            "        if tuple(pair) in ids:  # skip merges that cannot apply\n"
+                                            "            ids = merge_pair(ids, tuple(pair), 256 + i)\n"),),
+         "a merge applied only if the tuple pair is an element of the list of ids, which it never is: encode "
+         "returns the bytes unmerged", "encode-values"),
+    # decode
+    Edit("ho4_decode_byte_table_from_chr", CODEC, ((HO4_BYTE_TABLE,
+                                                    "    vocab = {i: chr(i).encode(\"utf-8\") for i in range(256)}\n"),),
+         "the byte table built with chr(i).encode('utf-8'): ids 128 to 255 become two bytes each (the UTF-8 of "
+         "U+0080..U+00FF), not the byte i", "decode-values"),
+    Edit("ho4_decode_table_off_by_one", CODEC, ((HO4_TABLE_ENTRY, "        vocab[255 + i] = vocab[a] + vocab[b]\n"),),
+         "merge i stored under id 255 + i: byte 255 is overwritten, every merged id maps to the next merge's bytes "
+         "and the last merged id is missing", "decode-values"),
+    # apply_rope
+    Edit("ho4_rope_exponent_precedence", ROPE, ((THETA, "theta = base ** -torch.arange(0, d, 2, dtype=torch.float32, "
+                                                        "device=x.device) / d  # (d/2,)"),),
+         "parentheses lost: base ** -2i / d is (base ** -2i) / d, not base ** (-2i / d)", "rope-angle-exponent"),
+    Edit("ho4_rope_exponent_odd_indices", ROPE, ((THETA, THETA.replace("torch.arange(0, d, 2,", "torch.arange(1, d, 2,")),),
+         "exponents from arange(1, d, 2): pair i turns by base ** (-(2i + 1) / d), so pair 0 no longer turns by one "
+         "radian per position", "rope-angle-exponent"),
+    Edit("ho4_rope_even_odd_swapped", ROPE, ((PAIRS, "even, odd = x[..., 1::2], x[..., 0::2]"),),
+         "the pair read as (x[2i+1], x[2i]): coordinates swapped within each pair (position 0 no longer leaves x "
+         "unchanged)", "rope-values"),
+    Edit("ho4_rope_cos_of_theta", ROPE, ((HO4_COS_SIN, "cos, sin = theta.cos().to(x.dtype), theta.sin().to(x.dtype)"),),
+         "cos and sin taken of theta instead of the angles: every row is turned by theta, as if at position 1, "
+         "whatever its position", "rope-values"),
+    # CausalSelfAttention
+    Edit("ho4_attention_merge_view_noncontiguous", ATTENTION, ((MERGE_HEADS, "y = (weights @ v).transpose(1, 2)"
+                                                                             ".view(B, T, d_model)"),),
+         "heads merged with .view after the transpose: the tensor is not contiguous, so any call with more than "
+         "one new token and more than one head raises", "attention-values"),
+    Edit("ho4_attention_keys_times_queries", ATTENTION, ((SCORES, "scores = k @ q.transpose(-2, -1) / math.sqrt(d_head)"
+                                                                  "  # (B, n_heads, T, T_past + T)"),),
+         "scores computed as k @ q^T (keys by queries, the transpose of the score matrix) instead of q @ k^T: wrong "
+         "weights without a cache, and a shape error with one",
+         "attention-values"),
+    Edit("ho4_attention_scale_multiplied", ATTENTION, ((SCORES, "scores = q @ k.transpose(-2, -1) * math.sqrt(d_head)"
+                                                                "  # (B, n_heads, T, T_past + T)"),),
+         "scores multiplied by sqrt(d_head) instead of divided by it", "attention-scale"),
+    Edit("ho4_attention_rope_before_head_split", ATTENTION, ((SPLIT + "\n" + HO4_ROPE_IF,
+                                                              "q, k, v = self.qkv(x).split(d_model, dim=-1)\n"
+                                                              + HO4_ROPE_IF +
+                                                              "        q, k, v = (t.view(B, T, self.n_heads, d_head)"
+                                                              ".transpose(1, 2) for t in (q, k, v))\n"),),
+         "q and k rotated before the heads are split, as vectors of d_model: each head's pairs get the frequencies "
+         "of their place in d_model, not those of d_head", "attention-values"),
+    # init_weights
+    Edit("ho4_init_layernorm_not_reset", INIT, ((NORM_INIT, "    # nn.LayerNorm already starts at weight 1 and bias 0\n"),),
+         "LayerNorm left out because PyTorch's default is already weight 1 and bias 0: a LayerNorm whose parameters "
+         "have changed is not reset", "init-layernorm"),
+    Edit("ho4_init_embedding_scaled_by_width", INIT, ((KINDS + "\n" + NORMAL,
+                                                       "if isinstance(module, nn.Linear):\n" + NORMAL +
+                                                       "    if isinstance(module, nn.Embedding):\n"
+                                                       "        nn.init.normal_(module.weight, mean=0.0, "
+                                                       "std=module.embedding_dim ** -0.5)\n"),),
+         "embeddings drawn with std 1/sqrt(embedding_dim) instead of 0.02 (the token table is redrawn by the tied "
+         "head, the position table is not)", "init-embedding"),
+    Edit("ho4_init_zeros_on_weight", INIT, ((ZERO_BIAS, "        nn.init.zeros_(module.weight)\n"),),
+         "copy-paste slip: zeros_(module.weight) instead of zeros_(module.bias): a Linear with a bias ends with zero "
+         "weights and PyTorch's default bias", "init-linear"),
+    # generate
+    Edit("ho4_generate_cache_flag_inverted", GENERATE, ((HO4_CACHE_BRANCH, "            if not use_cache:\n"),),
+         "the use_cache test inverted: use_cache=True reruns the model on all the ids every step, use_cache=False "
+         "uses the cache", "generate-cache-unused"),
+    Edit("ho4_generate_logits_one_step_late", GENERATE, ((HELD_GENERATE_BODY,
+                                                          "    chosen_from = []\n"
+                                                          "    with torch.no_grad():\n"
+                                                          "        logits, caches = model(idx)\n"
+                                                          "        for _ in range(max_new_tokens):\n"
+                                                          "            new = logits[:, -1, :].argmax(dim=-1, "
+                                                          "keepdim=True)\n"
+                                                          "            idx = torch.cat([idx, new], dim=1)\n"
+                                                          "            if use_cache:\n"
+                                                          "                logits, caches = model(new, caches)\n"
+                                                          "            else:\n"
+                                                          "                logits, _ = model(idx)\n"
+                                                          "            chosen_from.append(logits[:, -1, :])\n"
+                                                          "    return idx, torch.stack(chosen_from, dim=1)\n"),),
+         "the logits recorded after the model has read the new id: the right ids, but each step returns the logits "
+         "that choose the NEXT id", "generate-logits"),
+    Edit("ho4_generate_requires_grad_off", GENERATE, ((HELD_GENERATE_BODY,
+                                                       "    chosen_from, caches, new = [], None, idx\n"
+                                                       "    model.requires_grad_(False)  # no gradients while generating\n"
+                                                       "    for _ in range(max_new_tokens):\n"
+                                                       "        if use_cache:\n"
+                                                       "            " + CACHED_CALL + "\n"
+                                                       "        else:\n"
+                                                       "            logits, _ = model(idx)\n"
+                                                       "        " + LAST + "\n"
+                                                       "        chosen_from.append(last)\n"
+                                                       "        " + ARGMAX + "\n"
+                                                       "        idx = torch.cat([idx, new], dim=1)\n"
+                                                       "    return idx, torch.stack(chosen_from, dim=1)\n"),),
+         "gradients switched off with model.requires_grad_(False) instead of torch.no_grad(): the model's parameters "
+         "stay frozen after generate returns", "generate-grad"),
+    # configure_optimizer
+    Edit("ho4_optimizer_decay_scaled_by_lr", OPTIMIZER, ((HO4_FIRST_GROUP,
+                                                          "{\"params\": list(decay.values()), \"weight_decay\": "
+                                                          "weight_decay * lr}"),),
+         "the decayed group's weight_decay multiplied by lr (AdamW already multiplies by lr): decay lr times too weak",
+         "optimizer-settings"),
+    Edit("ho4_optimizer_modules_generator_reused", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY,
+                                                                "modules = model.modules()\n"
+                                                                "    embeddings = {id(m.weight) for m in modules "
+                                                                "if isinstance(m, nn.Embedding)}\n"
+                                                                "    decay = {id(m.weight): m.weight for m in modules\n"
+                                                                "             if isinstance(m, nn.Linear) and "
+                                                                "id(m.weight) not in embeddings}"),),
+         "model.modules() kept in a variable and walked twice: the generator is exhausted by the first walk, so the "
+         "decayed group is empty and everything lands in the group without decay", "optimizer-groups"),
+    Edit("ho4_optimizer_rest_per_module", OPTIMIZER, ((REST, "rest = [p for m in model.modules() for p in "
+                                                             "m.parameters(recurse=False) if id(p) not in decay]"),),
+         "the no-decay group collected module by module: the tied weight is listed twice, once for the embedding "
+         "and once for the head", "optimizer-duplicate"),
+    Edit("ho4_optimizer_betas_swapped", OPTIMIZER, ((BETAS, "lr=lr, betas=(0.95, 0.9))"),),
+         "betas written (0.95, 0.9) instead of (0.9, 0.95)", "optimizer-settings"),
+    # lr_at
+    Edit("ho4_lr_cosine_half_missing", LR, ((COSINE, "return min_lr + (1.0 + math.cos(math.pi * progress)) "
+                                                     "* (max_lr - min_lr)"),),
+         "the 0.5 of the half-cosine left out: the decay starts at 2 max_lr - min_lr right after the warm-up",
+         "lr-values"),
+    Edit("ho4_lr_warmup_over_total", LR, ((WARMUP, "return max_lr * (step + 1) / total"),),
+         "the warm-up divided by total instead of warmup: it climbs to only warmup / total of max_lr, then jumps",
+         "lr-values"),
+    Edit("ho4_lr_no_warmup_constant", LR, ((HO4_WARMUP_IF, "    if warmup == 0:\n"
+                                                           "        return max_lr  # no warm-up: no schedule\n"
+                                                           + HO4_WARMUP_IF),),
+         "warmup = 0 read as 'no schedule': a constant max_lr, never the cosine decay nor min_lr", "lr-values"),
+    # train_step
+    Edit("ho4_step_lr_set_after_step", STEP, ((SET_LR, ""), (STEP_CALL, STEP_CALL + SET_LR)),
+         "the learning rate written into the groups after optimizer.step(): each step runs at the previous "
+         "step's rate (the first at the optimizer's own)", "lr-not-set"),
+    Edit("ho4_step_params_generator_reused", STEP, ((ZERO, "    params = model.parameters()\n"
+                                                          "    for p in params:\n"
+                                                          "        p.grad = None\n"),
+                                                    (CLIP, "    torch.nn.utils.clip_grad_norm_(params, 1.0)\n")),
+         "model.parameters() stored once and used twice: the gradients are cleared through it, then the exhausted "
+         "generator is given to clip_grad_norm_, which clips nothing", "clip-after-step"),
+    Edit("ho4_step_label_smoothing", STEP, ((LOSS, LOSS[:-1] + ", label_smoothing=0.1)"),),
+         "label smoothing 0.1 added to the cross-entropy: not the loss asked for, and the returned loss is not the "
+         "mean cross-entropy", "train-step-values"),
+    Edit("ho4_step_train_mode_after_forward", STEP, ((HO4_TRAIN_THEN_FORWARD, "    logits, _ = model(x)\n"
+                                                                              "    model.train()\n"),),
+         "model.train() called after the forward pass: a model left in eval mode computes this step's loss in eval "
+         "mode", "no-train-mode"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("ho4_merge_pair_mark_then_rebuild", BPE, ((MERGE_BODY,
+                                                    "    starts, i = set(), 0\n"
+                                                    "    while i + 1 < len(ids):\n"
+                                                    "        if (ids[i], ids[i + 1]) == pair:\n"
+                                                    "            starts.add(i)\n"
+                                                    "            i += 2\n"
+                                                    "        else:\n"
+                                                    "            i += 1\n"
+                                                    "    return [new_id if j in starts else ids[j] for j in "
+                                                    "range(len(ids)) if j - 1 not in starts]\n"),),
+         "merge_pair in two passes: mark where the merged pairs start (left to right, no overlap), then rebuild "
+         "the list, dropping each merged pair's second id"),
+    Edit("ho4_encode_regex_sub", CODEC, ((ENCODE_START + ENCODE_LOOP + "    return ids\n",
+                                          "    import re\n"
+                                          "    symbols = \"\".join(map(chr, text.encode(\"utf-8\")))\n"
+                                          "    for i, (a, b) in enumerate(merges):\n"
+                                          "        symbols = re.sub(re.escape(chr(a) + chr(b)), "
+                                          "lambda _match: chr(256 + i), symbols)\n"
+                                          "    return [ord(s) for s in symbols]\n"),),
+         "encode with re.sub (leftmost, non-overlapping matches) over the ids written as characters, merge by merge"),
+    Edit("ho4_rope_outer_unbind", ROPE, ((ANGLES + "\n    " + HO4_COS_SIN + "\n    " + PAIRS,
+                                          "angles = torch.outer(positions.to(torch.float32), theta)  # (T, d/2)\n"
+                                          "    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)\n"
+                                          "    even, odd = x.reshape(*x.shape[:-1], d // 2, 2).unbind(dim=-1)"),),
+         "the angles by torch.outer, the pairs by a reshape to (..., d/2, 2) and unbind"),
+    Edit("ho4_attention_bmm_padded_mask", ATTENTION, ((SCORES + "\n        " + MASK + "\n        " + WEIGHTS + "\n        "
+                                                       + MERGE_HEADS,
+                                                       "H = self.n_heads\n"
+                                                       "        scores = torch.bmm(q.reshape(B * H, T, d_head), "
+                                                       "k.reshape(B * H, past + T, d_head).transpose(1, 2)) "
+                                                       "/ math.sqrt(d_head)\n"
+                                                       "        allowed = F.pad(torch.ones(T, T, dtype=torch.bool, "
+                                                       "device=x.device).tril(), (past, 0), value=True)\n"
+                                                       "        " + WEIGHTS + "\n"
+                                                       "        y = torch.bmm(weights, v.reshape(B * H, past + T, d_head))"
+                                                       ".view(B, H, T, d_head).transpose(1, 2).reshape(B, T, d_model)"),),
+         "batch and heads flattened for torch.bmm; the mask as the usual triangle padded on the left with "
+         "T_past columns of True"),
+    Edit("ho4_init_through_data", INIT, ((KINDS + "\n" + NORMAL + LINEAR_BIAS + ZERO_BIAS + NORM_INIT,
+                                          "if isinstance(module, nn.LayerNorm):\n"
+                                          "        module.weight.data.fill_(1.0)\n"
+                                          "        module.bias.data.zero_()\n"
+                                          "    elif isinstance(module, (nn.Linear, nn.Embedding)):\n"
+                                          "        module.weight.data.normal_(mean=0.0, std=0.02)\n"
+                                          "        bias = getattr(module, \"bias\", None)\n"
+                                          "        if bias is not None:\n"
+                                          "            bias.data.zero_()\n"),),
+         "in-place fill_, normal_ and zero_ on .data, LayerNorm first, an if/elif chain"),
+    Edit("ho4_generate_while_inner_no_grad", GENERATE, ((HELD_GENERATE_BODY,
+                                                         "    B, T = idx.shape\n"
+                                                         "\n"
+                                                         "    @torch.no_grad()\n"
+                                                         "    def next_logits(ids, caches):\n"
+                                                         "        if not use_cache:\n"
+                                                         "            return model(ids)[0][:, -1, :], None\n"
+                                                         "        logits, caches = model(ids if caches is None "
+                                                         "else ids[:, -1:], caches)\n"
+                                                         "        return logits[:, -1, :], caches\n"
+                                                         "\n"
+                                                         "    chosen_from, caches = None, None\n"
+                                                         "    while idx.shape[1] < T + max_new_tokens:\n"
+                                                         "        last, caches = next_logits(idx, caches)\n"
+                                                         "        chosen_from = last[:, None] if chosen_from is None "
+                                                         "else torch.cat([chosen_from, last[:, None]], dim=1)\n"
+                                                         "        idx = torch.cat([idx, last.argmax(dim=-1, "
+                                                         "keepdim=True)], dim=1)\n"
+                                                         "    return idx, chosen_from\n"),),
+         "a while loop on the length, the model called through an inner function decorated with torch.no_grad(), "
+         "the logits grown with torch.cat"),
+    Edit("ho4_optimizer_set_difference", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY + "\n    " + REST + "\n    " + GROUPS,
+                                                      "linear = {m.weight for m in model.modules() "
+                                                      "if isinstance(m, nn.Linear)}\n"
+                                                      "    embedded = {m.weight for m in model.modules() "
+                                                      "if isinstance(m, nn.Embedding)}\n"
+                                                      "    decayed = linear - embedded\n"
+                                                      "    groups = [{\"params\": [p for p in model.parameters() "
+                                                      "if p in decayed], \"weight_decay\": weight_decay},\n"
+                                                      "              {\"params\": [p for p in model.parameters() "
+                                                      "if p not in decayed], \"weight_decay\": 0.0}]\n"
+                                                      "    return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))"),),
+         "the decayed weights as a set difference (Linear weights minus embedding weights), both groups walked in "
+         "model.parameters() order"),
+    Edit("ho4_lr_shifted_sine", LR, ((COSINE, "return min_lr + (max_lr - min_lr) * (1.0 + math.sin(math.pi * progress "
+                                              "+ math.pi / 2)) / 2"),),
+         "the half-cosine written as a sine shifted by a quarter period"),
+    Edit("ho4_step_sum_over_count", STEP, ((LOSS, "loss = F.cross_entropy(logits.flatten(0, 1), y.flatten(), "
+                                                  "reduction=\"sum\") / y.numel()"),
+                                           (CLIP, "    torch.nn.utils.clip_grad_norm_(list(model.parameters()), "
+                                                  "max_norm=1.0, norm_type=2.0)\n")),
+         "the mean cross-entropy as the summed loss over the number of targets; the clipping's norm type spelled "
+         "out"),
+)
