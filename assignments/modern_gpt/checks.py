@@ -50,8 +50,9 @@ MISTAKES = {
                         "character (é is two bytes, 🙂 four), so decoding token by token breaks it into U+FFFD.",
     "decode-errors": "Decode with errors='replace': ids a model chose can form bytes that are not valid UTF-8, and "
                      "decode must give U+FFFD for them, not raise UnicodeDecodeError.",
-    "decode-not-utf8": "The bytes are UTF-8: decode them with .decode('utf-8', errors='replace'), not Latin-1 (which "
-                       "turns each byte of é into a character of its own).",
+    "decode-not-utf8": "Your text is what Latin-1 makes of the bytes: each byte became a character of its own (é "
+                       "became Ã©). Decode the joined bytes as UTF-8, .decode('utf-8', errors='replace'), and build "
+                       "each byte's entry as bytes([i]) (chr(i).encode() turns bytes 128 to 255 into two).",
     # apply_rope
     "rope-values": "Rotate each pair (x[2i], x[2i+1]) of the row at position m by the angle m * base ** (-2i / d): "
                    "x'[2i] = x[2i] cos - x[2i+1] sin, x'[2i+1] = x[2i] sin + x[2i+1] cos.",
@@ -183,6 +184,8 @@ CHECKS = (
         Expect("merge_pair_keeps_list", "modifies-argument"),
         Expect("ties", "bpe-tie-rule", observed="on a text with equally frequent pairs, the merges differ"),
         Expect("repeats", "bpe-merges", observed="on runs of one letter (aaaaaaa), the merges differ"),
+        Expect("overlap", "bpe-overlap-count",
+               observed="on aaabab, where the pair (a, a) occurs twice, overlapping, the merges differ"),
         Expect("words", "bpe-merges", observed="on a text of repeated words, the merges differ"),
         Expect("unicode", "bpe-not-bytes", observed="on a text with accents and emoji, the merges differ"),
         Expect("short", "bpe-no-pairs-left",
@@ -195,7 +198,8 @@ CHECKS = (
                                                      "tie_second_first", "least_frequent", "stop_at_single",
                                                      "ids_from_zero", "merge_right_to_left", "merge_nothing",
                                                      "merge_first_id_twice", "one_merge", "ascii_ignore",
-                                                     "tie_as_strings", "id_one_ahead")),
+                                                     "tie_as_strings", "id_one_ahead", "smallest_pair", "ids_kept",
+                                                     "vocab_size_merges", "wrap_around")),
         diagnoses=(
         Diagnosis("bpe-overlap-count", wrong=("words", "like_disjoint_pairs")),
         Diagnosis("bpe-merges", wrong=("words", "like_counts_once")),
@@ -213,6 +217,10 @@ CHECKS = (
         Diagnosis("bpe-not-bytes", wrong=("unicode", "like_ascii_ignore"), right=("words",)),
         Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_as_strings")),
         Diagnosis("bpe-merges", wrong=("words", "like_id_one_ahead")),
+        Diagnosis("bpe-merges", wrong=("words", "like_smallest_pair")),
+        Diagnosis("bpe-merges", wrong=("words", "like_ids_kept")),
+        Diagnosis("bpe-merge-count", wrong=("words", "like_vocab_size_merges")),
+        Diagnosis("bpe-merges", wrong=("words", "like_wrap_around")),
         Diagnosis("bpe-overlap-count", wrong=("repeats", "like_count_without_overlap")),
         Diagnosis("bpe-overlapping-merge", wrong=("repeats", "like_overlapping_merge")),
         Diagnosis("bpe-merge-count", wrong=("words", "like_one_merge_more")),
@@ -234,10 +242,14 @@ CHECKS = (
         Expect("list_of_ints", "encode-values", observed="encode does not return a list of Python ints"),
         Expect("empty", "encode-values", observed="'' does not encode to []"),
     ), clues=(Clue("like_greedy_longest"), Clue("like_reversed"), Clue("like_overlapping_merge"),
-              Clue("like_code_points"), Clue("like_offset"), Clue("like_normalised"), Clue("like_first_known_pair")),
+              Clue("like_code_points"), Clue("like_offset"), Clue("like_normalised"), Clue("like_first_known_pair"),
+              Clue("like_merges_as_set"), Clue("like_last_skipped"), Clue("like_unmerged")),
         diagnoses=(
         Diagnosis("encode-values", wrong=("whitespace", "like_normalised")),
         Diagnosis("encode-merge-order", wrong=("order", "like_first_known_pair")),
+        Diagnosis("encode-merge-order", wrong=("order", "like_merges_as_set")),
+        Diagnosis("encode-values", wrong=("training_text", "like_last_skipped")),
+        Diagnosis("encode-values", wrong=("training_text", "like_unmerged")),
         Diagnosis("encode-values", wrong=("training_text", "like_offset")),
         Diagnosis("encode-merge-order", wrong=("order", "like_greedy_longest")),
         Diagnosis("encode-merge-order", wrong=("order", "like_reversed")),
@@ -290,7 +302,8 @@ CHECKS = (
                                                      "integer_angles", "index_positions", "sign_typo",
                                                      "positions_from_one", "cos_sin_swapped", "halves_out",
                                                      "second_unrotated", "exponent_floor", "linspace_exponent",
-                                                     "tiled", "log10")),
+                                                     "tiled", "log10", "exponent_precedence", "odd_exponents",
+                                                     "pair_swapped", "angle_theta")),
         diagnoses=(
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_sign")),
         Diagnosis("rope-values", wrong=("late", "like_index_positions")),
@@ -307,6 +320,10 @@ CHECKS = (
         Diagnosis("rope-angle-exponent", wrong=("late", "like_linspace_exponent")),
         Diagnosis("rope-values", wrong=("late", "like_tiled")),
         Diagnosis("rope-values", wrong=("late", "like_log10")),
+        Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_precedence")),
+        Diagnosis("rope-angle-exponent", wrong=("late", "like_odd_exponents")),
+        Diagnosis("rope-values", wrong=("late", "like_pair_swapped")),
+        Diagnosis("rope-values", wrong=("late", "like_angle_theta")),
         Diagnosis("rope-dtype", wrong=("dtype_kept",), right=("from_zero", "float64")),
         Diagnosis("rope-base", wrong=("base_100",), right=("from_zero", "late", "odd_positions", "wide",
                                                           "two_dimensional", "float64")),
@@ -342,7 +359,8 @@ CHECKS = (
                                                      "softmax_queries", "window_positions", "masked_after_softmax",
                                                      "mask_one_ahead", "no_proj", "qk_swapped", "heads_strided",
                                                      "scale_two_d_head", "rope_query_only", "positions_offset",
-                                                     "value_cache_keys", "scale_key_count")),
+                                                     "value_cache_keys", "scale_key_count", "keys_by_queries",
+                                                     "scale_multiplied", "rope_before_split")),
         diagnoses=(
         Diagnosis("attention-not-causal", wrong=("causal", "like_no_mask")),
         Diagnosis("attention-not-causal", wrong=("causal", "like_zero_fill")),
@@ -367,6 +385,9 @@ CHECKS = (
         Diagnosis("attention-values", wrong=("stepwise", "like_positions_offset"), right=("full",)),
         Diagnosis("attention-values", wrong=("stepwise", "like_value_cache_keys"), right=("full",)),
         Diagnosis("attention-scale", wrong=("full", "like_scale_key_count")),
+        Diagnosis("attention-values", wrong=("full", "like_keys_by_queries")),
+        Diagnosis("attention-scale", wrong=("full", "like_scale_multiplied")),
+        Diagnosis("attention-values", wrong=("full", "like_rope_before_split")),
         Diagnosis("cache-not-appended", wrong=("cache_lengths",), right=("full",)),
     )),
     Check("initial_loss", "init_weights", (
@@ -429,9 +450,11 @@ CHECKS = (
         Expect("weight_decays", "optimizer-settings"),
         Expect("lr", "optimizer-settings"),
         Expect("betas", "optimizer-settings"),
-        Expect("each_once", "optimizer-groups"),
+        Expect("each_once", "optimizer-groups", observed="not every parameter is in exactly one group, once"),
     ), clues=(Clue("decays_layernorm"), Clue("decays_biases"), Clue("decays_embeddings"), Clue("duplicate_error"),
-              Clue("groups_swapped"), Clue("misses_linear_weights")), diagnoses=(
+              Clue("groups_swapped"), Clue("misses_linear_weights"), Clue("duplicated")), diagnoses=(
+        Diagnosis("optimizer-duplicate", wrong=("each_once", "duplicated")),
+        Diagnosis("optimizer-groups", wrong=("each_once",), right=("duplicated",)),
         Diagnosis("optimizer-groups", wrong=("decayed", "misses_linear_weights")),
         Diagnosis("optimizer-groups", wrong=("decayed", "groups_swapped")),
         Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_layernorm")),
@@ -452,7 +475,8 @@ CHECKS = (
                                                      "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi",
                                                      "bounds_swapped", "warmup_floor", "range_not_subtracted",
                                                      "degrees", "parentheses_lost", "warmup_plus_one",
-                                                     "progress_from_zero", "steps_from_one")),
+                                                     "progress_from_zero", "steps_from_one", "no_half",
+                                                     "warmup_over_total", "constant_without_warmup")),
         diagnoses=(
         Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_linspace")),
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_short")),
@@ -473,6 +497,9 @@ CHECKS = (
         Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_plus_one")),
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_from_zero")),
         Diagnosis("lr-values", wrong=("warmup_10", "like_steps_from_one")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_no_half")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_warmup_over_total")),
+        Diagnosis("lr-values", wrong=("no_warmup", "like_constant_without_warmup")),
         Diagnosis("lr-type", wrong=("floats",), right=("warmup_10", "no_warmup")),
     )),
     Check("train_step", "train_step", (
@@ -493,9 +520,11 @@ CHECKS = (
                observed="150 steps on one batch of a small GPT do not bring its loss below 0.1"),
     ), clues=(Clue("like_unclipped"), Clue("like_accumulated"), Clue("zero_gradients_at_step"),
               Clue("like_loss_summed"), Clue("like_loss_shifted_again"), Clue("like_loss_nll_of_logits"),
-              Clue("like_loss_softmax_twice"), Clue("like_loss_last_position"), Clue("like_loss_inputs_as_targets")),
+              Clue("like_loss_softmax_twice"), Clue("like_loss_last_position"), Clue("like_loss_inputs_as_targets"),
+              Clue("like_loss_label_smoothing")),
         diagnoses=(
         Diagnosis("train-step-values", wrong=("losses", "like_loss_inputs_as_targets")),
+        Diagnosis("train-step-values", wrong=("losses", "like_loss_label_smoothing")),
         Diagnosis("train-step-values", wrong=("steps_taken",)),
         Diagnosis("step-order", wrong=("step_gradients", "zero_gradients_at_step")),
         Diagnosis("train-step-values", wrong=("losses", "like_loss_summed")),

@@ -1355,9 +1355,10 @@ FRESH_ALTERNATIVES += (
          "get_total_norm and applied with clip_grads_with_norm_"),
 )
 
-# Held out: written by another hand after the rules were adjusted to the fourth fresh round (640cad3), without
-# reading how the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy):
-# their figures say how the rules do on the next student's mistakes.
+# Fresh, fifth round: written as the held-out set by another hand after the rules were adjusted to the fourth round
+# (640cad3), without reading how the checks detect anything, and measured untouched (9986897: 33/35 caught, 2 named
+# wrong). The rules were then adjusted to it, and one label given the name whose advice fixes it (decode-not-utf8:
+# a byte table of chr(i).encode() gives exactly Latin-1's text).
 
 HO4_MERGE_CALL = "        ids = merge_pair(ids, pair, new_id)\n"
 HO4_BYTE_TABLE = "    vocab = {i: bytes([i]) for i in range(256)}\n"
@@ -1369,7 +1370,7 @@ HO4_FIRST_GROUP = "{\"params\": list(decay.values()), \"weight_decay\": weight_d
 HO4_TRAIN_THEN_FORWARD = "    model.train()\n    logits, _ = model(x)\n"
 HO4_WARMUP_IF = "    if step < warmup:\n"
 
-HELD_OUT_MUTANTS = (
+FRESH_MUTANTS += (
     # train_bpe and merge_pair
     Edit("ho4_bpe_key_order_swapped", BPE, ((PICK, "pair = min(counts, key=lambda p: (p, -counts[p]))"),),
          "the key tuple in the wrong order, (pair, -count): the smallest pair present is merged whatever its count",
@@ -1408,7 +1409,7 @@ HELD_OUT_MUTANTS = (
     Edit("ho4_decode_byte_table_from_chr", CODEC, ((HO4_BYTE_TABLE,
                                                     "    vocab = {i: chr(i).encode(\"utf-8\") for i in range(256)}\n"),),
          "the byte table built with chr(i).encode('utf-8'): ids 128 to 255 become two bytes each (the UTF-8 of "
-         "U+0080..U+00FF), not the byte i", "decode-values"),
+         "U+0080..U+00FF), not the byte i", "decode-not-utf8"),
     Edit("ho4_decode_table_off_by_one", CODEC, ((HO4_TABLE_ENTRY, "        vocab[255 + i] = vocab[a] + vocab[b]\n"),),
          "merge i stored under id 255 + i: byte 255 is overwritten, every merged id maps to the next merge's bytes "
          "and the last merged id is missing", "decode-values"),
@@ -1546,7 +1547,7 @@ HELD_OUT_MUTANTS = (
          "mode", "no-train-mode"),
 )
 
-HELD_OUT_ALTERNATIVES = (
+FRESH_ALTERNATIVES += (
     Edit("ho4_merge_pair_mark_then_rebuild", BPE, ((MERGE_BODY,
                                                     "    starts, i = set(), 0\n"
                                                     "    while i + 1 < len(ids):\n"

@@ -97,17 +97,22 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     (ties to the pair with the smaller second id), "least_frequent" (the least frequent pair merged), "stop_at_single"
     (training stops once the most frequent pair occurs only once), "ids_from_zero" (merge i gives id i, among the
     bytes), "one_merge" (training returns after its first merge), "ascii_ignore" (non-ASCII characters dropped),
-    "tie_as_strings" (ties to the pair whose str() is smaller), "id_one_ahead" (merge i written as 257 + i)."""
+    "tie_as_strings" (ties to the pair whose str() is smaller), "id_one_ahead" (merge i written as 257 + i),
+    "smallest_pair" (the smallest pair present, whatever its count), "ids_kept" (merge_pair's result thrown away),
+    "vocab_size_merges" (up to vocab_size merges), "wrap_around" (the pair (last, first) counted too)."""
     if slip == "code_points":
         ids = [ord(ch) for ch in text]
     else:
         ids = list(text.encode("ascii", errors="ignore") if slip == "ascii_ignore" else text.encode("utf-8"))
     merges, first_counts = [], Counter(zip(ids, ids[1:]))
-    for new_id in range(256, vocab_size + (slip == "one_merge_more")):
+    last = vocab_size + (slip == "one_merge_more") + (256 if slip == "vocab_size_merges" else 0)
+    for new_id in range(256, last):
         if slip == "counts_once":
             counts = first_counts
         elif slip == "disjoint_pairs":
             counts = Counter(zip(ids[::2], ids[1::2]))
+        elif slip == "wrap_around":
+            counts = Counter(zip(ids, ids[1:] + ids[:1]))
         elif slip == "count_without_overlap":
             counts, i = Counter(), 0
             while i + 1 < len(ids):
@@ -127,13 +132,16 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             pair = min(counts, key=lambda p: (counts[p], p))
         elif slip == "tie_as_strings":
             pair = min(counts, key=lambda p: (-counts[p], str(p)))
+        elif slip == "smallest_pair":
+            pair = min(counts)
         else:
             pair = min(counts, key=lambda p: (-counts[p], p))
         if slip == "stop_at_single" and counts[pair] < 2:
             break
-        ids = trusted_merge_pair(ids, pair, {"ids_from_zero": new_id - 256, "id_one_ahead": new_id + 1}.get(slip, new_id),
-                                 overlapping=slip == "overlapping_merge",
-                                 drops_last=slip == "drops_last")
+        written = {"ids_from_zero": new_id - 256, "id_one_ahead": new_id + 1}.get(slip, new_id)
+        merged = trusted_merge_pair(ids, pair, written, overlapping=slip == "overlapping_merge",
+                                    drops_last=slip == "drops_last")
+        ids = ids if slip == "ids_kept" else merged
         merges.append(pair)
         if slip == "one_merge":
             break
@@ -145,13 +153,19 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
 def trusted_encode(text: str, merges, slip: str = "") -> list[int]:
     """The ids, or those of a slip: "reversed" (the last merge first), "overlapping_merge", "code_points", "offset"
     (merge i gives id 512 + i: 256 added twice), "normalised" (whitespace runs made one space, the ends stripped),
-    "first_known_pair" (passes left to right merging whichever known pair comes first, until nothing changes)."""
+    "first_known_pair" (passes left to right merging whichever known pair comes first, until nothing changes),
+    "merges_as_set" (the merges applied in a set's order), "last_skipped" (the last merge left out), "unmerged" (the
+    bytes, no merge applied)."""
+    if slip == "unmerged":
+        return list(text.encode("utf-8"))
     if slip == "normalised":
         text = " ".join(text.split())
     ids = [ord(ch) for ch in text] if slip == "code_points" else list(text.encode("utf-8"))
     if slip == "first_known_pair":
         return first_known_pair(ids, merges)
-    order = list(enumerate(merges))
+    order = list(enumerate(merges[:-1] if slip == "last_skipped" else merges))
+    if slip == "merges_as_set":
+        order = [(list(merges).index(pair), pair) for pair in set(merges)]
     for i, pair in reversed(order) if slip == "reversed" else order:
         ids = trusted_merge_pair(ids, tuple(pair), (512 if slip == "offset" else 256) + i,
                                  overlapping=slip == "overlapping_merge")
@@ -233,6 +247,7 @@ def _alphabet_text(seed: int, length: int, alphabet: str) -> str:
 BPE_TEXTS = {  # name -> (text, vocab_size)
     "ties": ("abcabdabcabeacbd", 262),
     "repeats": ("aaaaaaa bbbbb aaaa", 264),
+    "overlap": ("aaabab", 258),  # (a, a) twice, overlapping, ties (a, b): counted once, (a, b) would win
     "words": (_alphabet_text(1, 60, "abcdeno"), 300),
     "unicode": ("naïve café, déjà vu: 🙂🙂 naïve café 🙂 漢字漢字", 280),
     "short": ("ab", 300),
@@ -240,7 +255,8 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
 }
 BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
              "overlapping_merge", "drops_last", "one_merge_more", "code_points", "tie_second_first", "least_frequent",
-             "stop_at_single", "ids_from_zero", "one_merge", "ascii_ignore", "tie_as_strings", "id_one_ahead")
+             "stop_at_single", "ids_from_zero", "one_merge", "ascii_ignore", "tie_as_strings", "id_one_ahead",
+             "smallest_pair", "ids_kept", "vocab_size_merges", "wrap_around")
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -248,8 +264,8 @@ MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7],
 @probe("bpe_merges")
 def probe_bpe_merges(ns):
     """The merges of a text twice (the second call must give the first's: nothing kept between calls); of texts with
-    ties, runs of one letter, repeated words, accented letters and emoji, a text too short for all its merges and a
-    vocabulary of fewer than 256; merge_pair's results and whether it left its list as it was; clues: whether the
+    ties, runs of one letter, overlapping pairs (aaabab), repeated words, accented letters and emoji, a text too
+    short for all its merges and a vocabulary of fewer than 256; merge_pair's results and whether it left its list as it was; clues: whether the
     merges are those of each usual slip (BPE_SLIPS)."""
     train_bpe, merge_pair = require(ns, "train_bpe"), require(ns, "merge_pair")
     first = caught(lambda: codes([tuple(int(v) for v in pair) for pair in train_bpe("abab cab", 262)]))
@@ -319,7 +335,8 @@ def probe_bpe_encode(ns):
                                                 for name, ids in differing))
 
     out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
-    for slip in ("reversed", "overlapping_merge", "code_points", "offset", "normalised", "first_known_pair"):
+    for slip in ("reversed", "overlapping_merge", "code_points", "offset", "normalised", "first_known_pair",
+                 "merges_as_set", "last_skipped", "unmerged"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(lambda t, m: trusted_encode(t, m, slip)))
     return out
 
@@ -384,7 +401,9 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     m + 1), "cos_sin_swapped", "halves_out" (interleaved pairs rotated, the results laid out as halves),
     "second_unrotated" (x'[2i+1] = x[2i+1]: half of each pair left as it was), "exponent_floor" (the exponent
     (-2i) // d: 0 or -1), "linspace_exponent" (exponents from linspace(0, 1, d/2)), "tiled" (cos and sin
-    repeated, not interleaved, across the coordinates), "log10" (theta from exp(-2i/d * log10(base)))."""
+    repeated, not interleaved, across the coordinates), "log10" (theta from exp(-2i/d * log10(base))),
+    "exponent_precedence" (base ** -2i / d), "odd_exponents" (base ** (-(2i + 1) / d)), "pair_swapped" (each pair
+    read as (x[2i+1], x[2i])), "angle_theta" (every row turned by theta, whatever its position)."""
     d = x.shape[-1]
     index = torch.arange(d // 2, dtype=torch.float64)
     exponent = (1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index)
@@ -393,11 +412,17 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
         theta = base ** -torch.linspace(0, 1, d // 2, dtype=torch.float64)
     if slip == "log10":
         theta = torch.exp(-2 * index / d * math.log10(base))
+    if slip == "exponent_precedence":
+        theta = base ** (-2 * index) / d
+    if slip == "odd_exponents":
+        theta = base ** (-(2 * index + 1) / d)
     if slip == "index_positions":
         positions = torch.arange(x.shape[-2])
     if slip == "positions_from_one":
         positions = positions + 1
     angles = positions.to(torch.float64)[:, None] * theta[None, :]
+    if slip == "angle_theta":
+        angles = theta[None, :].expand_as(angles)
     if slip == "integer_angles":
         angles = angles.trunc()
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
@@ -408,7 +433,7 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     if slip == "halves":
         first, second = x[..., : d // 2], x[..., d // 2:]
         return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
-    even, odd = x[..., 0::2], x[..., 1::2]
+    even, odd = (x[..., 1::2], x[..., 0::2]) if slip == "pair_swapped" else (x[..., 0::2], x[..., 1::2])
     if slip == "sign_typo":
         return torch.stack([even * cos - odd * sin, odd * cos - even * sin], dim=-1).flatten(-2)
     if slip == "tiled":
@@ -423,7 +448,8 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
 
 ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo",
               "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated", "exponent_floor",
-              "linspace_exponent", "tiled", "log10")
+              "linspace_exponent", "tiled", "log10", "exponent_precedence", "odd_exponents", "pair_swapped",
+              "angle_theta")
 
 
 @probe("rope_values")
@@ -541,7 +567,9 @@ class TrustedAttention(nn.Module):
     next), "no_proj" (the merged heads returned without proj), "qk_swapped" (the projection unpacked as k, q, v),
     "heads_strided" (head h takes every n_heads-th coordinate), "scale_two_d_head" (scores / (2 d_head)),
     "rope_query_only", "positions_offset" (with a cache, q and k rotated at positions + T_past), "value_cache_keys"
-    (the new keys appended to the value cache), "scale_key_count" (scores / sqrt(T_past + T))."""
+    (the new keys appended to the value cache), "scale_key_count" (scores / sqrt(T_past + T)), "keys_by_queries"
+    (scores k q^T), "scale_multiplied" (scores * sqrt(d_head)), "rope_before_split" (q and k rotated as vectors of
+    d_model, before the heads are split)."""
 
     slip = ""
 
@@ -554,7 +582,11 @@ class TrustedAttention(nn.Module):
     def forward(self, x, positions, cache=None):
         B, T, d_model = x.shape
         d_head = d_model // self.n_heads
-        if self.slip == "heads_split":
+        if self.slip == "rope_before_split":
+            q, k, v = self.qkv(x).split(d_model, dim=-1)
+            q, k = trusted_rope(q, positions), trusted_rope(k, positions)
+            q, k, v = (t.view(B, T, self.n_heads, d_head).transpose(1, 2) for t in (q, k, v))
+        elif self.slip == "heads_split":
             q, k, v = (t.reshape(B, self.n_heads, T, d_head) for t in self.qkv(x).split(d_model, dim=-1))
         elif self.slip == "heads_strided":
             q, k, v = (t.view(B, T, d_head, self.n_heads).permute(0, 3, 1, 2) for t in self.qkv(x).split(d_model, -1))
@@ -562,7 +594,7 @@ class TrustedAttention(nn.Module):
             q, k, v = (t.view(B, T, self.n_heads, d_head).transpose(1, 2) for t in self.qkv(x).split(d_model, dim=-1))
         if self.slip == "qk_swapped":
             q, k = k, q
-        if self.rope:
+        if self.rope and self.slip != "rope_before_split":
             at = torch.arange(T) if self.slip == "window_positions" else positions
             if self.slip == "positions_offset" and cache is not None:
                 at = positions + cache[0].shape[2]
@@ -576,7 +608,11 @@ class TrustedAttention(nn.Module):
         past = k.shape[2] - T
         scale = {"no_scale": 1.0, "scaled_after_softmax": 1.0, "scale_d_model": math.sqrt(d_model),
                  "scale_two_d_head": 2.0 * d_head}.get(self.slip, math.sqrt(d_head))
-        scores = q @ k.transpose(-2, -1) / (math.sqrt(k.shape[2]) if self.slip == "scale_key_count" else scale)
+        scores = (k @ q.transpose(-2, -1) if self.slip == "keys_by_queries" else q @ k.transpose(-2, -1))
+        if self.slip == "scale_multiplied":
+            scores = scores * math.sqrt(d_head)
+        else:
+            scores = scores / (math.sqrt(k.shape[2]) if self.slip == "scale_key_count" else scale)
         offset = {"no_offset": 0, "mask_one_ahead": past + 1}.get(self.slip, past)
         allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=offset)
         if self.slip not in ("no_mask", "masked_after_softmax"):
@@ -603,7 +639,7 @@ ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "scale
                    "heads_split", "heads_merged", "cache_not_appended", "no_mask", "zero_fill", "softmax_queries",
                    "window_positions", "masked_after_softmax", "mask_one_ahead", "no_proj", "qk_swapped",
                    "heads_strided", "scale_two_d_head", "rope_query_only", "positions_offset", "value_cache_keys",
-                   "scale_key_count")
+                   "scale_key_count", "keys_by_queries", "scale_multiplied", "rope_before_split")
 PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
 
 
@@ -680,7 +716,7 @@ def probe_initial_loss(ns):
     """The grader's GPT (vocabulary 512, d_model 64, with learned positions) after model.apply(init_weights): whether
     the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear weights and the Embeddings
     not tied to the head (the head's Linear draws the tied weight again) have a standard deviation near 0.02,
-    whether init_weights changed any weight at all, whether two layers of one shape got different weights, whether
+    whether init_weights changed any Linear or Embedding weight at all, whether two layers of one shape got different weights, whether
     every Linear bias is 0 and every LayerNorm 1 and 0, whether a module of another kind kept its parameter, and
     whether the head is still the token embedding's weight."""
     init_weights = require(ns, "init_weights")
@@ -697,11 +733,15 @@ def probe_initial_loss(ns):
             if hasattr(module, "reset_parameters"):
                 module.reset_parameters()
         model.tok_emb.reset_parameters()  # the tied weight as a new GPT has it: nn.Embedding's N(0, 1), drawn last
-        drawn = {name: p.detach().clone() for name, p in model.named_parameters() if name.endswith("weight")}
+        with torch.no_grad():  # a model whose LayerNorms have learned: init_weights must reset them too
+            for module in model.modules():
+                if isinstance(module, nn.LayerNorm):
+                    module.weight.fill_(0.5)
+                    module.bias.fill_(0.1)
+        drawn = {m: m.weight.detach().clone() for m in model.modules() if isinstance(m, (nn.Linear, nn.Embedding))}
         model.apply(init_weights)
         linears = [m for m in model.modules() if isinstance(m, nn.Linear) and m is not model.head]
-        results["weights_changed"].append(any(not torch.equal(p, drawn[name]) for name, p in model.named_parameters()
-                                              if name in drawn))
+        results["weights_changed"].append(any(not torch.equal(m.weight, weight) for m, weight in drawn.items()))
         first, second = (block.attn.qkv.weight for block in model.blocks)  # one shape, two layers
         results["draws_differ"].append(not torch.equal(first, second))
         results["linear_std"].append(all(abs(m.weight.std().item() - 0.02) < 0.004 for m in linears))
@@ -828,6 +868,8 @@ def probe_optimizer_groups(ns):
     out["decays_layernorm"] = np.array(any(name.startswith("ln") for name in first))
     out["decays_biases"] = np.array(any(name.endswith("bias") for name in first))
     out["decays_embeddings"] = np.array(any("emb" in name for name in first))
+    listed = [id(p) for group in optimizer.param_groups for p in group["params"]]
+    out["duplicated"] = np.array(len(listed) != len(set(listed)))
     out["misses_linear_weights"] = np.array(not any(name.startswith("mix") and name.endswith("weight")
                                                     for name in first))
     out["duplicate_error"] = np.array(False)
@@ -847,7 +889,11 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     min_lr up to max_lr), "warmup_floor" (max_lr * ((step + 1) // warmup)), "range_not_subtracted" (the cosine
     scales max_lr, not max_lr - min_lr), "degrees" (cos(180 * progress)), "parentheses_lost" (min_lr + 0.5 + cos *
     (max_lr - min_lr)), "warmup_plus_one" (the warm-up over warmup + 1), "progress_from_zero" (step / (total -
-    warmup)), "steps_from_one" (the schedule one step ahead)."""
+    warmup)), "steps_from_one" (the schedule one step ahead), "no_half" (the cosine without its 0.5),
+    "warmup_over_total" (max_lr * (step + 1) / total), "constant_without_warmup" (max_lr throughout when warmup
+    is 0)."""
+    if slip == "constant_without_warmup" and warmup == 0:
+        return max_lr
     if slip == "steps_from_one":
         step += 1
     if step < warmup or (slip == "warmup_inclusive" and step == warmup):
@@ -859,6 +905,8 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
             return max_lr * ((step + 1) // warmup)
         if slip == "warmup_plus_one":
             return max_lr * (step + 1) / (warmup + 1)
+        if slip == "warmup_over_total":
+            return max_lr * (step + 1) / total
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
     if step >= total and slip != "no_clamp":
         return 0.0 if slip == "no_floor" else min_lr
@@ -873,13 +921,13 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     low, high = (max_lr, min_lr) if slip == "bounds_swapped" else (0.0 if slip == "no_floor" else min_lr, max_lr)
     half_period = {"no_pi": 1.0, "degrees": 180.0}.get(slip, math.pi)
     amplitude = max_lr if slip == "range_not_subtracted" else high - low
-    return low + 0.5 * (1.0 + math.cos(half_period * progress)) * amplitude
+    return low + (1.0 if slip == "no_half" else 0.5) * (1.0 + math.cos(half_period * progress)) * amplitude
 
 
 LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progress_short", "no_floor", "no_clamp",
             "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped",
             "warmup_floor", "range_not_subtracted", "degrees", "parentheses_lost", "warmup_plus_one",
-            "progress_from_zero", "steps_from_one")
+            "progress_from_zero", "steps_from_one", "no_half", "warmup_over_total", "constant_without_warmup")
 
 
 def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
@@ -938,7 +986,7 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
     optimizer's group order (the copy's parameters matched to the original's by name), and the losses of four slips:
     summed over the positions, on targets shifted a second time (logits[:, :-1] against y[:, 1:]), nll_loss of the
     logits (no log-softmax), the cross-entropy of the probabilities (softmax twice), that of the last position
-    only, and that against the inputs."""
+    only, that against the inputs, and that with label smoothing 0.1."""
     copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
     copied = dict(copy.named_parameters())
     logits, _ = copy(x)
@@ -951,7 +999,8 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
                  "nll_of_logits": F.nll_loss(flat, y.reshape(-1)).item(),
                  "softmax_twice": F.cross_entropy(flat.softmax(dim=-1), y.reshape(-1)).item(),
                  "last_position": F.cross_entropy(logits[:, -1, :], y[:, -1]).item(),
-                 "inputs_as_targets": F.cross_entropy(flat, x.reshape(-1)).item()}
+                 "inputs_as_targets": F.cross_entropy(flat, x.reshape(-1)).item(),
+                 "label_smoothing": F.cross_entropy(flat, y.reshape(-1), label_smoothing=0.1).item()}
     loss.backward()
     gradient = torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups
                           for p in group["params"]])
@@ -1017,7 +1066,8 @@ def probe_train_step(ns):
            "train_mode": np.array(bool(modes) and all(modes)),
            "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
     out["zero_gradients_at_step"] = np.array(bool(recorded) and all(float(g.abs().max()) == 0.0 for g in recorded))
-    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice", "last_position", "inputs_as_targets"):  # only the first step's: the slips' later losses follow other steps
+    for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice", "last_position", "inputs_as_targets",
+                 "label_smoothing"):  # only the first step's: the slips' later losses follow other steps
         out[f"like_loss_{slip}"] = clue(lambda slip=slip: like(out["losses"][:1], [slipped_losses[0][slip]], atol=1e-4))
     if len(recorded) == 3:
         out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
