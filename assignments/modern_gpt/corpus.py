@@ -1640,3 +1640,343 @@ FRESH_ALTERNATIVES += (
          "the mean cross-entropy as the summed loss over the number of targets; the clipping's norm type spelled "
          "out"),
 )
+
+# Held out: written by another hand after the rules were adjusted to the fifth fresh round (2aa153e), without
+# reading how the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy):
+# their figures say how the rules do on the next student's mistakes.
+
+HO5_ENCODE_TAIL = "        ids = merge_pair(ids, tuple(pair), 256 + i)\n    return ids\n"
+HO5_FLOOR = "    if step >= total:\n        return min_lr\n"
+HO5_MERGE_MINBPE = ("    ranks = {tuple(pair): i for i, pair in enumerate(merges)}\n"
+                    "    while len(ids) >= 2:\n"
+                    "        pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, 0))\n"
+                    "        if pair not in ranks:\n"
+                    "            break\n"
+                    "        ids = merge_pair(ids, pair, 256 + ranks[pair])\n")
+HO5_GENERATE_GLOBAL_NO_GRAD = ("    chosen_from, caches, new = [], None, idx\n"
+                               "    torch.set_grad_enabled(False)  # no gradients while generating\n"
+                               "    for _ in range(max_new_tokens):\n"
+                               "        if use_cache:\n"
+                               "            " + CACHED_CALL + "\n"
+                               "        else:\n"
+                               "            logits, _ = model(idx)\n"
+                               "        " + LAST + "\n"
+                               "        chosen_from.append(last)\n"
+                               "        " + ARGMAX + "\n"
+                               "        idx = torch.cat([idx, new], dim=1)\n"
+                               "    return idx, torch.stack(chosen_from, dim=1)\n")
+HO5_STACKED = "    return idx, torch.stack(chosen_from, dim=1)\n"
+
+HELD_OUT_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("ho5_bpe_last_pair_not_counted", BPE, ((COUNT, "counts = Counter(zip(ids, ids[1:-1]))"),),
+         "pairs counted with zip(ids, ids[1:-1]): the last adjacent pair of the sequence is never counted (a text "
+         "of two ids gets no merge at all)", "bpe-merges"),
+    Edit("ho5_bpe_no_merges_across_spaces", BPE, ((COUNT, "counts = Counter(pair for pair in zip(ids, ids[1:]) "
+                                                          "if ord(\" \") not in pair)  # no merges across words"),),
+         "pairs that contain a space byte are left out of the counts (to keep merges inside words): spaces are "
+         "never merged with anything", "bpe-merges"),
+    Edit("ho5_bpe_pairs_iterator_exhausted", BPE, (("        " + COUNT + "\n" + EMPTY,
+                                                    "        pairs = zip(ids, ids[1:])\n"
+                                                    "        counts = Counter(pairs)\n"
+                                                    "        if not any(True for _ in pairs):\n"
+                                                    "            break\n"),),
+         "the emptiness test reads the zip iterator that Counter has already consumed: it is always empty, so "
+         "training stops before the first merge and returns no merges", "bpe-merge-count"),
+    Edit("ho5_bpe_text_lowercased", BPE, ((START, "ids, merges = list(text.lower().encode(\"utf-8\")), []"),),
+         "the text lowercased before training ('normalised'): the merges are those of another text, and upper-case "
+         "bytes never take part", "bpe-merges"),
+    # encode
+    Edit("ho5_encode_rank_default_zero", CODEC, ((ENCODE_LOOP, HO5_MERGE_MINBPE),),
+         "minbpe-style loop whose rank lookup defaults to 0 for unknown pairs (not infinity): an unknown pair ties "
+         "with merge 0, is picked first, and the loop stops with merges left to apply", "encode-values"),
+    Edit("ho5_encode_return_inside_loop", CODEC, ((HO5_ENCODE_TAIL,
+                                                   "        ids = merge_pair(ids, tuple(pair), 256 + i)\n"
+                                                   "        return ids\n"),),
+         "return indented into the merges loop: only merge 0 is applied, and with no merges encode returns None",
+         "encode-values"),
+    # decode
+    Edit("ho5_decode_ascii_table", CODEC, (("    vocab = {i: bytes([i]) for i in range(256)}\n",
+                                            "    vocab = {i: bytes([i]) for i in range(128)}  # ASCII\n"),),
+         "the byte table covers ids 0 to 127 only (ASCII): any non-ASCII byte, or a merge containing one, raises "
+         "KeyError", "decode-values"),
+    Edit("ho5_decode_nfc_normalised", CODEC, ((JOIN, "import unicodedata\n"
+                                                     "    text = b\"\".join(vocab[int(i)] for i in ids).decode(\"utf-8\", "
+                                                     "errors=\"replace\")\n"
+                                                     "    return unicodedata.normalize(\"NFC\", text)"),),
+         "the decoded text NFC-normalised: decomposed characters (e + U+0301) come back composed, so "
+         "decode(encode(s)) is not s", "decode-values"),
+    # apply_rope
+    Edit("ho5_rope_views_overwritten", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                               "out = x.clone()\n"
+                                               "    even, odd = out[..., 0::2], out[..., 1::2]\n"
+                                               "    out[..., 0::2] = even * cos - odd * sin\n"
+                                               "    out[..., 1::2] = even * sin + odd * cos\n"
+                                               "    return out"),),
+         "even and odd are views of the clone being written: the second coordinate is computed from the already "
+         "rotated first one (x itself is untouched, but the result is no rotation)", "rope-values"),
+    Edit("ho5_rope_polar_arguments_swapped", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                                     "pairs = torch.view_as_complex(x.to(torch.float32).reshape("
+                                                     "*x.shape[:-1], d // 2, 2).contiguous())\n"
+                                                     "    rotated = pairs * torch.polar(angles, torch.ones_like(angles))\n"
+                                                     "    return torch.view_as_real(rotated).flatten(-2).to(x.dtype)"),),
+         "complex RoPE with torch.polar's arguments swapped (abs=angles, angle=1): each pair is scaled by its angle "
+         "and turned by one radian, so position 0 becomes zero and lengths are not kept", "rope-not-relative"),
+    Edit("ho5_rope_exponent_over_pair_count", ROPE, ((THETA, "theta = base ** (-torch.arange(0, d, 2, dtype=torch.float32, "
+                                                             "device=x.device) / (d // 2))  # (d/2,)"),),
+         "the exponent divided by the number of pairs d/2 instead of d: pair i turns by base ** (-4i/d)",
+         "rope-angle-exponent"),
+    Edit("ho5_rope_consecutive_positions_assumed", ROPE, ((ANGLES, "angles = (positions[0] + torch.arange(x.shape[-2], "
+                                                                   "device=x.device)).to(torch.float32)[:, None] * "
+                                                                   "theta[None, :]  # (T, d/2)"),),
+         "only positions[0] read, the rows assumed consecutive (positions[0] + 0 .. T-1): positions that are not "
+         "consecutive (decreasing, with gaps) are rotated wrongly", "rope-values"),
+    # CausalSelfAttention
+    Edit("ho5_attention_functional_dropout", ATTENTION, ((WEIGHTS, WEIGHTS + "\n"
+                                                                  "        weights = F.dropout(weights, p=0.1)  "
+                                                                  "# attention dropout"),),
+         "attention dropout with F.dropout, whose training flag defaults to True: weights are dropped (and the "
+         "rest scaled) even in eval mode, so outputs are random and the cache no longer matches", "attention-values"),
+    Edit("ho5_attention_mask_only_without_cache", ATTENTION, ((MASK + "\n        " + WEIGHTS,
+                                                               "if cache is None:  # a cached step has no later key to hide\n"
+                                                               "            allowed = torch.ones(T, T, dtype=torch.bool, "
+                                                               "device=x.device).tril()\n"
+                                                               "            scores = scores.masked_fill(~allowed, "
+                                                               "float(\"-inf\"))\n"
+                                                               "        weights = torch.softmax(scores, dim=-1)"),),
+         "the causal mask applied only when there is no cache: several new tokens after a cache see each other's "
+         "later keys", "cache-mask-offset"),
+    Edit("ho5_attention_softmax_global_sum", ATTENTION, ((WEIGHTS, "scores = scores.masked_fill(~allowed, "
+                                                                   "float(\"-inf\"))\n"
+                                                                   "        weights = scores.exp() / scores.exp().sum()"),),
+         "softmax written by hand with .sum() over the whole tensor (no dim, no keepdim): the weights of each "
+         "query sum to far less than 1", "attention-values"),
+    Edit("ho5_attention_rope_flag_ignored", ATTENTION, ((HO4_ROPE_IF, "        " + ROTATE_QK + "\n"),),
+         "queries and keys rotated whatever self.rope says: the learned-positions model (rope=False) gets RoPE too",
+         "attention-values"),
+    # init_weights
+    Edit("ho5_init_walks_submodules", INIT, ((HO3_INIT_BODY,
+                                              "for m in module.modules():\n"
+                                              "        if isinstance(m, (nn.Linear, nn.Embedding)):\n"
+                                              "            nn.init.normal_(m.weight, mean=0.0, std=0.02)\n"
+                                              "        if isinstance(m, nn.Linear) and m.bias is not None:\n"
+                                              "            nn.init.zeros_(m.bias)\n"
+                                              "        if isinstance(m, nn.LayerNorm):\n"
+                                              "            nn.init.ones_(m.weight)\n"
+                                              "            nn.init.zeros_(m.bias)\n"),),
+         "init_weights walks module.modules() itself, as if given the whole model: under model.apply every "
+         "container re-draws all the layers below it (each Linear drawn once per ancestor)", "init-other-modules"),
+    Edit("ho5_init_linear_residual_scaled", INIT, ((KINDS + "\n" + NORMAL,
+                                                    "if isinstance(module, nn.Embedding):\n" + NORMAL +
+                                                    "    if isinstance(module, nn.Linear):  # GPT-2: 0.02 / sqrt(2 n_layers)\n"
+                                                    "        nn.init.normal_(module.weight, mean=0.0, "
+                                                    "std=0.02 / math.sqrt(2 * 2))\n"),),
+         "every Linear weight drawn with GPT-2's residual scaling 0.02 / sqrt(2 * n_layers), n_layers = 2 written "
+         "in (std 0.01), instead of 0.02", "init-linear"),
+    Edit("ho5_init_any_weight_attribute", INIT, ((HO3_INIT_BODY,
+                                                  "if isinstance(module, nn.LayerNorm):\n"
+                                                  "        nn.init.ones_(module.weight)\n"
+                                                  "        nn.init.zeros_(module.bias)\n"
+                                                  "    elif getattr(module, \"weight\", None) is not None:\n"
+                                                  "        nn.init.normal_(module.weight, mean=0.0, std=0.02)\n"
+                                                  "        if getattr(module, \"bias\", None) is not None:\n"
+                                                  "            nn.init.zeros_(module.bias)\n"),),
+         "any module with a weight attribute is treated like a Linear (duck typing): convolutions, batch norms "
+         "and the like are re-drawn too", "init-other-modules"),
+    Edit("ho5_init_exact_type_check", INIT, ((KINDS, "if type(module) in (nn.Linear, nn.Embedding):"),
+                                             (LINEAR_BIAS, "    if type(module) is nn.Linear and module.bias is not None:\n")),
+         "type(module) compared with nn.Linear and nn.Embedding instead of isinstance: subclasses of Linear (such "
+         "as nn.MultiheadAttention's out_proj) keep PyTorch's default initialisation", "init-linear"),
+    # generate
+    Edit("ho5_generate_total_length", GENERATE, ((HO3_FOR_STEPS,
+                                                  "        for _ in range(max_new_tokens - idx.shape[1]):\n"),),
+         "max_new_tokens read as the total length, prompt included: only max_new_tokens - T ids are generated",
+         "generate-values"),
+    Edit("ho5_generate_grad_disabled_globally", GENERATE, ((HELD_GENERATE_BODY, HO5_GENERATE_GLOBAL_NO_GRAD),),
+         "torch.set_grad_enabled(False) called as a function, not a context: gradients stay off for the whole "
+         "program after generate returns (training afterwards cannot backward)", "generate-grad"),
+    Edit("ho5_generate_squeezed_logits", GENERATE, ((HO5_STACKED, "    return idx, torch.stack(chosen_from, dim=1)"
+                                                                  ".squeeze()\n"),),
+         ".squeeze() with no dim on the logits: a single prompt (B = 1) or a single new token loses its axis",
+         "generate-values"),
+    Edit("ho5_generate_logits_list", GENERATE, ((HO5_STACKED, "    return idx, chosen_from\n"),),
+         "the logits returned as the Python list of max_new_tokens (B, V) tensors, never stacked",
+         "generate-values"),
+    # configure_optimizer
+    Edit("ho5_optimizer_decay_values_swapped", OPTIMIZER, ((GROUPS,
+                                                           "return torch.optim.AdamW([{\"params\": list(decay.values()), "
+                                                           "\"weight_decay\": 0.0},\n"
+                                                           "                              {\"params\": rest, "
+                                                           "\"weight_decay\": weight_decay}], lr=lr, betas=(0.9, 0.95))"),),
+         "the groups in the right order but their weight_decay values swapped: the Linear weights are not decayed, "
+         "the biases, LayerNorms and embeddings are", "optimizer-groups"),
+    Edit("ho5_optimizer_eps_positional", OPTIMIZER, ((BETAS + "\n", "lr, (0.9, 0.95), weight_decay)\n"),),
+         "lr, betas and weight_decay passed positionally: AdamW's fourth positional parameter is eps, so eps is set "
+         "to weight_decay (0.1), which damps every update", "optimizer-settings"),
+    Edit("ho5_optimizer_tied_by_shape", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY,
+                                                     "shapes = {tuple(m.weight.shape) for m in model.modules() "
+                                                     "if isinstance(m, nn.Embedding)}\n"
+                                                     "    decay = {id(m.weight): m.weight for m in model.modules()\n"
+                                                     "             if isinstance(m, nn.Linear) and "
+                                                     "tuple(m.weight.shape) not in shapes}"),),
+         "the tied head recognised by its shape: any Linear whose weight happens to have an embedding's shape (say "
+         "vocab_size = 4 * d_model) is left out of decay", "optimizer-groups"),
+    Edit("ho5_optimizer_decay_data_tensors", OPTIMIZER, ((DECAY, DECAY.replace(": m.weight for", ": m.weight.data for")),),
+         "the decayed group holds m.weight.data, plain tensors sharing the weights' storage, not the parameters: "
+         "they never get gradients, so the Linear weights are never updated", "optimizer-groups"),
+    # lr_at
+    Edit("ho5_lr_floor_is_max_lr", LR, ((HO5_FLOOR, "    if step >= total:\n        return max_lr\n"),),
+         "copy-paste slip: from step total on the rate jumps back to max_lr instead of staying at min_lr",
+         "cosine-min-lr"),
+    Edit("ho5_lr_quarter_cosine", LR, ((COSINE, "return min_lr + math.cos(0.5 * math.pi * progress) * "
+                                                "(max_lr - min_lr)"),),
+         "a quarter period, cos(pi/2 * progress), instead of half a period 0.5 * (1 + cos(pi * progress)): the "
+         "rate falls slowly first and steeply at the end", "lr-shape"),
+    Edit("ho5_lr_min_lr_as_ratio", LR, ((HO5_FLOOR, "    min_lr = min_lr * max_lr  # min_lr as a fraction of max_lr\n"
+                                                    + HO5_FLOOR),),
+         "min_lr read as a fraction of max_lr: the decay ends at min_lr * max_lr", "cosine-min-lr"),
+    # train_step
+    Edit("ho5_step_ignore_index_zero", STEP, ((LOSS, LOSS[:-1] + ", ignore_index=0)"),),
+         "ignore_index=0 (a padding habit): every position whose target is id 0 is left out of the loss",
+         "train-step-values"),
+    Edit("ho5_step_loss_divided_by_batch", STEP, ((LOSS, LOSS + " / x.shape[0]  # per sequence"),),
+         "the mean cross-entropy divided again by the batch size: the loss returned, and its gradient, B times too "
+         "small", "train-step-values"),
+    Edit("ho5_step_time_major_logits", STEP, ((LOSS, "loss = F.cross_entropy(logits.transpose(0, 1).reshape(-1, "
+                                                     "logits.shape[-1]), y.reshape(-1))"),),
+         "the logits flattened time-major (transpose(0, 1)) but the targets batch-major: predictions are scored "
+         "against other positions' targets", "train-step-values"),
+    Edit("ho5_step_zero_grad_at_end", STEP, ((ZERO + BACKWARD, BACKWARD), (STEP_CALL, STEP_CALL + ZERO)),
+         "zero_grad moved to the end of the step: the first step adds its gradient to whatever the parameters "
+         "already held (an evaluation's backward, an earlier step elsewhere)", "no-zero-grad"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("ho5_merge_pair_deque", BPE, ((MERGE_BODY,
+                                        "    from collections import deque\n"
+                                        "    queue, merged = deque(ids), []\n"
+                                        "    while queue:\n"
+                                        "        current = queue.popleft()\n"
+                                        "        if queue and (current, queue[0]) == pair:\n"
+                                        "            queue.popleft()\n"
+                                        "            merged.append(new_id)\n"
+                                        "        else:\n"
+                                        "            merged.append(current)\n"
+                                        "    return merged\n"),),
+         "merge_pair consuming a deque from the left, popping the second id of each merged pair"),
+    Edit("ho5_decode_text_io_wrapper", CODEC, ((VOCAB_BUILD + "    " + JOIN,
+                                                "    import io\n"
+                                                "    table = [bytes([i]) for i in range(256)]\n"
+                                                "    for a, b in merges:\n"
+                                                "        table.append(table[a] + table[b])\n"
+                                                "    stream = io.BytesIO(b\"\".join(table[int(i)] for i in ids))\n"
+                                                "    return io.TextIOWrapper(stream, encoding=\"utf-8\", "
+                                                "errors=\"replace\", newline=\"\").read()"),),
+         "decode reading the joined bytes through io.TextIOWrapper (UTF-8, errors='replace', no newline "
+         "translation)"),
+    Edit("ho5_rope_block_diag_swap", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                             "swap = torch.block_diag(*[torch.tensor([[0.0, 1.0], [-1.0, 0.0]], "
+                                             "dtype=x.dtype, device=x.device)] * (d // 2))  # (x0, x1) -> (-x1, x0)\n"
+                                             "    cos_d = cos[..., None].expand(*cos.shape, 2).flatten(-2)\n"
+                                             "    sin_d = sin[..., None].expand(*sin.shape, 2).flatten(-2)\n"
+                                             "    return x * cos_d + (x @ swap) * sin_d"),),
+         "x cos + (x J) sin, J a block-diagonal matrix that maps each pair (x0, x1) to (-x1, x0)"),
+    Edit("ho5_attention_loop_over_heads", ATTENTION, ((SPLIT + "\n" + HO4_ROPE_IF + HELD_CACHE_IF +
+                                                       "        past = k.shape[2] - T\n"
+                                                       "        " + SCORES + "\n"
+                                                       "        " + MASK + "\n"
+                                                       "        " + WEIGHTS + "\n"
+                                                       "        " + MERGE_HEADS + "\n"
+                                                       "        " + RETURN_CACHE,
+                                                       "q_all, k_all, v_all = self.qkv(x).chunk(3, dim=-1)\n"
+                                                       "        past = 0 if cache is None else cache[0].shape[2]\n"
+                                                       "        blocked = torch.ones(T, past + T, dtype=torch.bool, "
+                                                       "device=x.device).triu(diagonal=past + 1)\n"
+                                                       "        keys, values, outputs = [], [], []\n"
+                                                       "        for h in range(self.n_heads):\n"
+                                                       "            cols = slice(h * d_head, (h + 1) * d_head)\n"
+                                                       "            q_h, k_h, v_h = q_all[..., cols], k_all[..., cols], "
+                                                       "v_all[..., cols]  # (B, T, d_head)\n"
+                                                       "            if self.rope:\n"
+                                                       "                q_h, k_h = apply_rope(q_h, positions), "
+                                                       "apply_rope(k_h, positions)\n"
+                                                       "            if cache is not None:\n"
+                                                       "                k_h = torch.cat([cache[0][:, h], k_h], dim=1)\n"
+                                                       "                v_h = torch.cat([cache[1][:, h], v_h], dim=1)\n"
+                                                       "            keys.append(k_h)\n"
+                                                       "            values.append(v_h)\n"
+                                                       "            scores = (q_h @ k_h.transpose(1, 2) / "
+                                                       "math.sqrt(d_head)).masked_fill(blocked, float(\"-inf\"))\n"
+                                                       "            weights = (scores - scores.logsumexp(dim=-1, "
+                                                       "keepdim=True)).exp()\n"
+                                                       "            outputs.append(weights @ v_h)\n"
+                                                       "        y = torch.cat(outputs, dim=-1)\n"
+                                                       "        return self.proj(y), (torch.stack(keys, dim=1), "
+                                                       "torch.stack(values, dim=1))"),),
+         "one head at a time over column slices of the projections, the softmax through logsumexp, the cache "
+         "stacked from the heads"),
+    Edit("ho5_init_singledispatch", INIT, (("def init_weights(module: nn.Module) -> None:",
+                                            "import functools\n\n\n"
+                                            "@functools.singledispatch\n"
+                                            "def _ho5_init(module: nn.Module) -> None:\n"
+                                            "    pass  # any other module: nothing\n\n\n"
+                                            "@_ho5_init.register\n"
+                                            "def _(module: nn.Linear) -> None:\n"
+                                            "    nn.init.normal_(module.weight, mean=0.0, std=0.02)\n"
+                                            "    if module.bias is not None:\n"
+                                            "        nn.init.zeros_(module.bias)\n\n\n"
+                                            "@_ho5_init.register\n"
+                                            "def _(module: nn.Embedding) -> None:\n"
+                                            "    nn.init.normal_(module.weight, mean=0.0, std=0.02)\n\n\n"
+                                            "@_ho5_init.register\n"
+                                            "def _(module: nn.LayerNorm) -> None:\n"
+                                            "    nn.init.ones_(module.weight)\n"
+                                            "    nn.init.zeros_(module.bias)\n\n\n"
+                                            "def init_weights(module: nn.Module) -> None:"),
+                                           (HO3_INIT_BODY, "_ho5_init(module)\n")),
+         "functools.singledispatch on the module's class (subclasses included), one handler per kind"),
+    Edit("ho5_generate_new_ids_listed", GENERATE, ((HELD_GENERATE_BODY,
+                                                    "    new_ids, chosen_from, caches = [], [], None\n"
+                                                    "    with torch.no_grad():\n"
+                                                    "        for _ in range(max_new_tokens):\n"
+                                                    "            if not use_cache:\n"
+                                                    "                logits = model(torch.cat([idx, *new_ids], dim=1))[0]\n"
+                                                    "            elif caches is None:\n"
+                                                    "                logits, caches = model(idx)\n"
+                                                    "            else:\n"
+                                                    "                logits, caches = model(new_ids[-1], caches)\n"
+                                                    "            chosen_from.append(logits[:, -1])\n"
+                                                    "            new_ids.append(logits[:, -1].argmax(dim=-1)"
+                                                    ".unsqueeze(1))\n"
+                                                    "    return torch.cat([idx, *new_ids], dim=1), "
+                                                    "torch.stack(chosen_from, dim=1)\n"),),
+         "the new ids kept in a list and concatenated to the prompt only when needed (the model's input without the "
+         "cache, and the result)"),
+    Edit("ho5_optimizer_owner_lookup", OPTIMIZER, ((EMBEDDINGS + "\n    " + DECAY + "\n    " + REST + "\n    " + GROUPS,
+                                                    "embedded = {id(m.weight) for m in model.modules() "
+                                                    "if isinstance(m, nn.Embedding)}\n"
+                                                    "    decayed, kept = [], []\n"
+                                                    "    for name, p in model.named_parameters():\n"
+                                                    "        owner_name, _, attribute = name.rpartition(\".\")\n"
+                                                    "        owner = model.get_submodule(owner_name)\n"
+                                                    "        if isinstance(owner, nn.Linear) and attribute == \"weight\" "
+                                                    "and id(p) not in embedded:\n"
+                                                    "            decayed.append(p)\n"
+                                                    "        else:\n"
+                                                    "            kept.append(p)\n"
+                                                    "    return torch.optim.AdamW([dict(params=decayed, "
+                                                    "weight_decay=weight_decay), dict(params=kept, weight_decay=0.0)],\n"
+                                                    "                             lr=lr, betas=(0.9, 0.95))"),),
+         "one walk over named_parameters, each parameter's owning module looked up with get_submodule"),
+    Edit("ho5_lr_radians_from_top", LR, ((PROGRESS + "\n    " + COSINE,
+                                          "angle = math.radians(180.0 * (step - warmup) / (total - warmup))\n"
+                                          "    return max_lr - (max_lr - min_lr) * (1.0 - math.cos(angle)) / 2.0"),),
+         "the decay written down from max_lr, (1 - cos) / 2 of the range, the angle converted from degrees"),
+    Edit("ho5_step_autograd_grad", STEP, ((ZERO + BACKWARD,
+                                           "    params = list(model.parameters())\n"
+                                           "    grads = torch.autograd.grad(loss, params, allow_unused=True)\n"
+                                           "    for p, g in zip(params, grads):\n"
+                                           "        p.grad = g\n"),),
+         "gradients from torch.autograd.grad, written into .grad (replacing whatever was there) instead of "
+         "zero_grad and backward"),
+)
