@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+import unicodedata
 from collections import Counter
 
 import numpy as np
@@ -99,7 +100,13 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     bytes), "one_merge" (training returns after its first merge), "ascii_ignore" (non-ASCII characters dropped),
     "tie_as_strings" (ties to the pair whose str() is smaller), "id_one_ahead" (merge i written as 257 + i),
     "smallest_pair" (the smallest pair present, whatever its count), "ids_kept" (merge_pair's result thrown away),
-    "vocab_size_merges" (up to vocab_size merges), "wrap_around" (the pair (last, first) counted too)."""
+    "vocab_size_merges" (up to vocab_size merges), "wrap_around" (the pair (last, first) counted too),
+    "last_pair_uncounted" (zip(ids, ids[1:-1])), "no_space_pairs" (pairs with a space left out), "lowercased" (the
+    text lowercased first), "no_merge" (no merge at all)."""
+    if slip == "no_merge":
+        return []
+    if slip == "lowercased":
+        text = text.lower()
     if slip == "code_points":
         ids = [ord(ch) for ch in text]
     else:
@@ -113,6 +120,10 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             counts = Counter(zip(ids[::2], ids[1::2]))
         elif slip == "wrap_around":
             counts = Counter(zip(ids, ids[1:] + ids[:1]))
+        elif slip == "last_pair_uncounted":
+            counts = Counter(zip(ids, ids[1:-1]))
+        elif slip == "no_space_pairs":
+            counts = Counter(pair for pair in zip(ids, ids[1:]) if 32 not in pair)
         elif slip == "count_without_overlap":
             counts, i = Counter(), 0
             while i + 1 < len(ids):
@@ -155,7 +166,9 @@ def trusted_encode(text: str, merges, slip: str = "") -> list[int]:
     (merge i gives id 512 + i: 256 added twice), "normalised" (whitespace runs made one space, the ends stripped),
     "first_known_pair" (passes left to right merging whichever known pair comes first, until nothing changes),
     "merges_as_set" (the merges applied in a set's order), "last_skipped" (the last merge left out), "unmerged" (the
-    bytes, no merge applied)."""
+    bytes, no merge applied), "first_merge_only"."""
+    if slip == "first_merge_only":
+        merges = merges[:1]
     if slip == "unmerged":
         return list(text.encode("utf-8"))
     if slip == "normalised":
@@ -214,7 +227,8 @@ def trusted_decode(ids, merges, slip: str = "") -> str:
     """The text, or that of a slip: "per_token" (each token decoded alone, errors replaced), "latin_1",
     "errors_ignored" (invalid bytes dropped), "pair_bytes" (a merged token taken as the two bytes of its pair's ids,
     which raises for ids above 255), "repr" (str() of the joined bytes), "zero_bytes" (byte i taken as bytes(i): i
-    zero bytes), "spaced" (the tokens' bytes joined with spaces), "stripped" (the text's ends stripped)."""
+    zero bytes), "spaced" (the tokens' bytes joined with spaces), "stripped" (the text's ends stripped), "nfc" (the
+    text NFC-normalised)."""
     if slip == "zero_bytes":
         vocab = {i: bytes(i) for i in range(256)}
         for i, (a, b) in enumerate(merges):
@@ -229,6 +243,8 @@ def trusted_decode(ids, merges, slip: str = "") -> str:
     joined = (b" " if slip == "spaced" else b"").join(vocab[int(i)] for i in ids)
     if slip == "stripped":
         return joined.decode("utf-8", errors="replace").strip()
+    if slip == "nfc":
+        return unicodedata.normalize("NFC", joined.decode("utf-8", errors="replace"))
     if slip == "repr":
         return str(joined)
     if slip == "latin_1":
@@ -248,6 +264,7 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
     "ties": ("abcabdabcabeacbd", 262),
     "repeats": ("aaaaaaa bbbbb aaaa", 264),
     "overlap": ("aaabab", 258),  # (a, a) twice, overlapping, ties (a, b): counted once, (a, b) would win
+    "cases": ("The tent and THE TENT, the Tent", 266),
     "words": (_alphabet_text(1, 60, "abcdeno"), 300),
     "unicode": ("naïve café, déjà vu: 🙂🙂 naïve café 🙂 漢字漢字", 280),
     "short": ("ab", 300),
@@ -256,7 +273,8 @@ BPE_TEXTS = {  # name -> (text, vocab_size)
 BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint_pairs", "counts_once",
              "overlapping_merge", "drops_last", "one_merge_more", "code_points", "tie_second_first", "least_frequent",
              "stop_at_single", "ids_from_zero", "one_merge", "ascii_ignore", "tie_as_strings", "id_one_ahead",
-             "smallest_pair", "ids_kept", "vocab_size_merges", "wrap_around")
+             "smallest_pair", "ids_kept", "vocab_size_merges", "wrap_around", "last_pair_uncounted", "no_space_pairs",
+             "lowercased", "no_merge")
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -264,7 +282,7 @@ MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7],
 @probe("bpe_merges")
 def probe_bpe_merges(ns):
     """The merges of a text twice (the second call must give the first's: nothing kept between calls); of texts with
-    ties, runs of one letter, overlapping pairs (aaabab), repeated words, accented letters and emoji, a text too
+    ties, runs of one letter, overlapping pairs (aaabab), upper and lower case, repeated words, accented letters and emoji, a text too
     short for all its merges and a vocabulary of fewer than 256; merge_pair's results and whether it left its list as it was; clues: whether the
     merges are those of each usual slip (BPE_SLIPS)."""
     train_bpe, merge_pair = require(ns, "train_bpe"), require(ns, "merge_pair")
@@ -336,7 +354,7 @@ def probe_bpe_encode(ns):
 
     out["like_greedy_longest"] = clue(lambda: like_slip(greedy_longest))
     for slip in ("reversed", "overlapping_merge", "code_points", "offset", "normalised", "first_known_pair",
-                 "merges_as_set", "last_skipped", "unmerged"):
+                 "merges_as_set", "last_skipped", "unmerged", "first_merge_only"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(lambda t, m: trusted_encode(t, m, slip)))
     return out
 
@@ -349,6 +367,7 @@ DECODE_IDS = {
     "cjk": trusted_encode("漢字とかな", DECODE_MERGES),
     "empty": [],
     "whitespace": trusted_encode(" \tto be\n\n", ENCODE_MERGES),
+    "decomposed": trusted_encode("Ophe\u0301lie, cafe\u0301", DECODE_MERGES),
     "split_character": [256, 0xA9, 256, 0xA9, ord("b")],  # a + é's first byte, then é's second: "aéaéb"
     "invalid_bytes": [0xFF, ord("a"), 0xC3],
 }
@@ -357,7 +376,8 @@ DECODE_MERGES_OF = {"ascii": ENCODE_MERGES, "whitespace": ENCODE_MERGES, "split_
 
 @probe("bpe_decode")
 def probe_bpe_decode(ns):
-    """decode, with the grader's merges, of ids of ASCII, accented, emoji and CJK text, of whitespace at both ends,
+    """decode, with the grader's merges, of ids of ASCII, accented (composed and decomposed), emoji and CJK text, of
+    whitespace at both ends,
     and of []; of tokens that
     split a character's bytes between them; of bytes that are not UTF-8 (each as code points); whether the lists of
     ids were left as they were; clues: whether the text is that of decoding token by token, or of Latin-1."""
@@ -383,7 +403,8 @@ def probe_bpe_decode(ns):
         differs = any(not np.array_equal(slipped_text(name, slip), slipped_text(name, "")) for name in DECODE_IDS)
         return np.array(all(same) and differs)
 
-    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes", "repr", "zero_bytes", "spaced", "stripped"):
+    for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes", "repr", "zero_bytes", "spaced", "stripped",
+                 "nfc"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(slip))
     out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in DECODE_IDS
                                        if out[name].dtype.kind in "US"))
@@ -403,7 +424,12 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     (-2i) // d: 0 or -1), "linspace_exponent" (exponents from linspace(0, 1, d/2)), "tiled" (cos and sin
     repeated, not interleaved, across the coordinates), "log10" (theta from exp(-2i/d * log10(base))),
     "exponent_precedence" (base ** -2i / d), "odd_exponents" (base ** (-(2i + 1) / d)), "pair_swapped" (each pair
-    read as (x[2i+1], x[2i])), "angle_theta" (every row turned by theta, whatever its position)."""
+    read as (x[2i+1], x[2i])), "angle_theta" (every row turned by theta, whatever its position),
+    "sequential_update" (x'[2i+1] computed from the rotated x'[2i]), "polar_swapped" (each pair scaled by its angle
+    and turned by one radian), "exponent_over_pairs" (base ** (-2i / (d/2))), "consecutive_positions"
+    (positions[0] + 0 .. T-1)."""
+    if slip == "consecutive_positions":
+        positions = positions[0] + torch.arange(x.shape[-2])
     d = x.shape[-1]
     index = torch.arange(d // 2, dtype=torch.float64)
     exponent = (1 if slip == "exponent_sign" else -1) * (index if slip == "exponent" else 2 * index)
@@ -416,6 +442,8 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
         theta = base ** (-2 * index) / d
     if slip == "odd_exponents":
         theta = base ** (-(2 * index + 1) / d)
+    if slip == "exponent_over_pairs":
+        theta = base ** (-2 * index / (d // 2))
     if slip == "index_positions":
         positions = torch.arange(x.shape[-2])
     if slip == "positions_from_one":
@@ -436,6 +464,13 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     even, odd = (x[..., 1::2], x[..., 0::2]) if slip == "pair_swapped" else (x[..., 0::2], x[..., 1::2])
     if slip == "sign_typo":
         return torch.stack([even * cos - odd * sin, odd * cos - even * sin], dim=-1).flatten(-2)
+    if slip == "sequential_update":
+        first = even * cos - odd * sin
+        return torch.stack([first, first * sin + odd * cos], dim=-1).flatten(-2)
+    if slip == "polar_swapped":
+        rotor = torch.polar(angles, torch.ones_like(angles)).to(torch.complex128)
+        turned = torch.view_as_real(torch.complex(even.double(), odd.double()) * rotor)
+        return turned.flatten(-2).to(x.dtype)
     if slip == "tiled":
         neighbour = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
         return x * cos.repeat(*[1] * (cos.dim() - 1), 2) + neighbour * sin.repeat(*[1] * (sin.dim() - 1), 2)
@@ -449,7 +484,7 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
 ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo",
               "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated", "exponent_floor",
               "linspace_exponent", "tiled", "log10", "exponent_precedence", "odd_exponents", "pair_swapped",
-              "angle_theta")
+              "angle_theta", "sequential_update", "polar_swapped", "exponent_over_pairs", "consecutive_positions")
 
 
 @probe("rope_values")
@@ -569,7 +604,8 @@ class TrustedAttention(nn.Module):
     "rope_query_only", "positions_offset" (with a cache, q and k rotated at positions + T_past), "value_cache_keys"
     (the new keys appended to the value cache), "scale_key_count" (scores / sqrt(T_past + T)), "keys_by_queries"
     (scores k q^T), "scale_multiplied" (scores * sqrt(d_head)), "rope_before_split" (q and k rotated as vectors of
-    d_model, before the heads are split)."""
+    d_model, before the heads are split), "mask_without_cache_only" (no mask when there is a cache),
+    "global_softmax" (exp(scores) over the sum of the whole tensor)."""
 
     slip = ""
 
@@ -615,9 +651,12 @@ class TrustedAttention(nn.Module):
             scores = scores / (math.sqrt(k.shape[2]) if self.slip == "scale_key_count" else scale)
         offset = {"no_offset": 0, "mask_one_ahead": past + 1}.get(self.slip, past)
         allowed = torch.ones(T, past + T, dtype=torch.bool).tril(diagonal=offset)
-        if self.slip not in ("no_mask", "masked_after_softmax"):
+        if self.slip not in ("no_mask", "masked_after_softmax") and not (self.slip == "mask_without_cache_only"
+                                                                           and cache is not None):
             scores = scores.masked_fill(~allowed, 0.0 if self.slip == "zero_fill" else float("-inf"))
         weights = torch.softmax(scores, dim=-2 if self.slip == "softmax_queries" else -1)
+        if self.slip == "global_softmax":
+            weights = scores.exp() / scores.exp().sum()
         if self.slip == "scaled_after_softmax":
             weights = weights / math.sqrt(d_head)
         if self.slip == "masked_after_softmax":
@@ -639,7 +678,8 @@ ATTENTION_SLIPS = ("no_offset", "prepended", "no_scale", "scale_d_model", "scale
                    "heads_split", "heads_merged", "cache_not_appended", "no_mask", "zero_fill", "softmax_queries",
                    "window_positions", "masked_after_softmax", "mask_one_ahead", "no_proj", "qk_swapped",
                    "heads_strided", "scale_two_d_head", "rope_query_only", "positions_offset", "value_cache_keys",
-                   "scale_key_count", "keys_by_queries", "scale_multiplied", "rope_before_split")
+                   "scale_key_count", "keys_by_queries", "scale_multiplied", "rope_before_split",
+                   "mask_without_cache_only", "global_softmax")
 PROMPT = torch.randint(0, 23, (2, 7), generator=generator(80))
 
 
@@ -711,14 +751,20 @@ def slip_runs(slip: str) -> dict[str, np.ndarray]:
 INIT_VOCAB = 512
 
 
+class ScaledLinear(nn.Linear):
+    """A subclass of nn.Linear, as a model may hold (nn.MultiheadAttention's out_proj is one)."""
+
+
 @probe("initial_loss")
 def probe_initial_loss(ns):
-    """The grader's GPT (vocabulary 512, d_model 64, with learned positions) after model.apply(init_weights): whether
-    the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether Linear weights and the Embeddings
-    not tied to the head (the head's Linear draws the tied weight again) have a standard deviation near 0.02,
-    whether init_weights changed any Linear or Embedding weight at all, whether two layers of one shape got different weights, whether
-    every Linear bias is 0 and every LayerNorm 1 and 0, whether a module of another kind kept its parameter, and
-    whether the head is still the token embedding's weight."""
+    """The grader's GPT (vocabulary 512, d_model 64, with learned positions, LayerNorms that have learned) after
+    model.apply(init_weights): whether the loss on random tokens is within 0.1 of ln 512 (at three seeds), whether
+    Linear weights (a subclass's too) and the Embeddings not tied to the head (the head's Linear draws the tied
+    weight again) have a standard deviation near 0.02, whether init_weights changed any Linear or Embedding weight
+    at all, whether two layers of one shape got different weights, whether every Linear bias is 0 and every
+    LayerNorm 1 and 0, whether modules of other kinds (a convolution, a batch norm, a bare parameter) kept theirs,
+    whether the head is still the token embedding's weight; and whether init_weights called on a container left
+    the Linear inside it as it was."""
     init_weights = require(ns, "init_weights")
     results = {"loss_near_ln_v": [], "weights_changed": [], "linear_std": [], "embedding_std": [], "draws_differ": [],
                "biases_zero": [], "layernorm": []}
@@ -727,8 +773,10 @@ def probe_initial_loss(ns):
         model = GraderGPT(TrustedAttention, vocab_size=INIT_VOCAB, d_model=64, n_heads=4, n_layers=2)
         model.pos_emb = nn.Embedding(128, 64)
         model.gate = nn.Linear(64, 64, bias=False)  # a Linear without a bias (not the tied head)
+        model.scaled = ScaledLinear(64, 64)  # a subclass of nn.Linear: a Linear all the same
         model.extra = nn.Module()
         model.extra.register_parameter("scale", nn.Parameter(torch.full((3,), 7.0)))
+        model.extra.conv, model.extra.norm = nn.Conv1d(4, 4, 3), nn.BatchNorm1d(4)  # modules of other kinds
         for module in model.modules():  # PyTorch's own initialisation, as a new model has it
             if hasattr(module, "reset_parameters"):
                 module.reset_parameters()
@@ -739,6 +787,7 @@ def probe_initial_loss(ns):
                     module.weight.fill_(0.5)
                     module.bias.fill_(0.1)
         drawn = {m: m.weight.detach().clone() for m in model.modules() if isinstance(m, (nn.Linear, nn.Embedding))}
+        others = {name: p.detach().clone() for name, p in model.extra.named_parameters()}
         model.apply(init_weights)
         linears = [m for m in model.modules() if isinstance(m, nn.Linear) and m is not model.head]
         results["weights_changed"].append(any(not torch.equal(m.weight, weight) for m, weight in drawn.items()))
@@ -754,10 +803,15 @@ def probe_initial_loss(ns):
         with torch.no_grad():
             loss = F.cross_entropy(model(tokens)[0].reshape(-1, INIT_VOCAB), tokens.roll(-1, dims=1).reshape(-1))
         results["loss_near_ln_v"].append(abs(loss.item() - math.log(INIT_VOCAB)) < 0.1)
-        other_kept = torch.equal(model.extra.scale, torch.full((3,), 7.0))
+        other_kept = torch.equal(model.extra.scale, torch.full((3,), 7.0)) and all(
+            torch.equal(p, others[name]) for name, p in model.extra.named_parameters() if name in others)
         tied = model.head.weight is model.tok_emb.weight
+    inner = nn.Linear(4, 4)
+    before = inner.weight.detach().clone()
+    init_weights(nn.Sequential(inner))  # called on a container, init_weights changes nothing below it
     return {key: np.array(all(values)) for key, values in results.items()} | {
-        "other_modules_kept": np.array(other_kept), "head_still_tied": np.array(tied)}
+        "other_modules_kept": np.array(other_kept), "head_still_tied": np.array(tied),
+        "container_kept": np.array(torch.equal(inner.weight, before))}
 
 
 GENERATE_PROMPT = torch.randint(0, 23, (2, 4), generator=generator(81))
@@ -768,7 +822,8 @@ NEW_TOKENS = 6
 def probe_generate(ns):
     """The student's generate with the grader's GPT (its own attention), with the cache and without: the ids, the
     logits each new id was chosen from, the dtype of the ids; each forward's input length and whether it was
-    given caches; whether gradients were off in every forward; clues: whether the logits are the probabilities,
+    given caches; whether gradients were off in every forward, and on again after generate returned; the shape of
+    the logits for one prompt and one new token; clues: whether the logits are the probabilities,
     or the logits of the first position."""
     generate = require(ns, "generate")
     out = {}
@@ -793,6 +848,15 @@ def probe_generate(ns):
             out["refeeds_ids"] = np.array(any(given and length > 1 for length, given, _ in later))
             out["drops_caches"] = np.array(bool(later) and not any(given for _, given, _ in later))
             out["skips_prompt"] = np.array(bool(model.calls) and model.calls[0][0] < GENERATE_PROMPT.shape[1])
+    torch.set_grad_enabled(True)
+    try:
+        _, single = generate(GraderGPT(TrustedAttention, seed=71).eval(), GENERATE_PROMPT[:1].clone(), 1, use_cache=True)
+        out["single_shape"] = np.array(tuple(getattr(single, "shape", ())))
+    except Exception as error:
+        out["single_shape"] = error_output(error)
+    finally:
+        out["grad_mode_kept"] = np.array(torch.is_grad_enabled())
+        torch.set_grad_enabled(True)
     model = GraderGPT(TrustedAttention, seed=71).eval()
     with torch.no_grad():
         reference_logits = []
@@ -836,16 +900,15 @@ class RecipeModel(nn.Module):
         return self.head(self.ln_f(x)) * self.logit_scale, None
 
 
-DECAYED = ["mix.0.weight", "mix.2.weight"]  # what the first group must hold
-
-
 @probe("optimizer_groups")
 def probe_optimizer_groups(ns):
-    """configure_optimizer on a model with a tied head, a position table, LayerNorms and biases: the optimizer's
-    type, the parameter names of each group, each group's weight decay, lr and betas, and whether every parameter
+    """configure_optimizer on a model with a tied head, a position table, LayerNorms, biases and a Linear shaped like
+    the embedding: the optimizer's type, the parameter names of each group, each group's weight decay, lr, betas and
+    eps, and whether every parameter
     is in one group once; clues: whether the decayed group holds LayerNorm weights, biases or embeddings."""
     configure_optimizer = require(ns, "configure_optimizer")
     model = RecipeModel()
+    model.gate = nn.Linear(6, 11, bias=False)  # a Linear shaped like the token embedding, not tied to it
     names = {id(p): name for name, p in model.named_parameters()}
     try:
         optimizer = configure_optimizer(model, lr=0.0125, weight_decay=0.07)
@@ -861,6 +924,7 @@ def probe_optimizer_groups(ns):
            "weight_decays": np.array([float(group.get("weight_decay", 0.0)) for group in optimizer.param_groups]),
            "lr": np.array([float(group["lr"]) for group in optimizer.param_groups]),
            "betas": np.array([tuple(map(float, group["betas"])) for group in optimizer.param_groups]),
+           "eps": np.array([float(group["eps"]) for group in optimizer.param_groups]),
            "each_once": np.array(sorted(name for group in groups for name in group) == sorted(names.values()))}
     decays = [float(group.get("weight_decay", 0.0)) for group in optimizer.param_groups]
     first = groups[int(np.argmax(decays))] if groups else []  # the decayed group, wherever it is
@@ -891,7 +955,8 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     (max_lr - min_lr)), "warmup_plus_one" (the warm-up over warmup + 1), "progress_from_zero" (step / (total -
     warmup)), "steps_from_one" (the schedule one step ahead), "no_half" (the cosine without its 0.5),
     "warmup_over_total" (max_lr * (step + 1) / total), "constant_without_warmup" (max_lr throughout when warmup
-    is 0)."""
+    is 0), "floor_max_lr" (max_lr from step total on), "quarter_cosine" (cos(pi/2 * progress)), "min_lr_ratio"
+    (min_lr taken as a fraction of max_lr)."""
     if slip == "constant_without_warmup" and warmup == 0:
         return max_lr
     if slip == "steps_from_one":
@@ -908,6 +973,10 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
         if slip == "warmup_over_total":
             return max_lr * (step + 1) / total
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
+    if slip == "min_lr_ratio" and step >= warmup:
+        min_lr = min_lr * max_lr
+    if step >= total and slip == "floor_max_lr":
+        return max_lr
     if step >= total and slip != "no_clamp":
         return 0.0 if slip == "no_floor" else min_lr
     span = {"progress_over_total": total, "progress_short": total - warmup - 1}.get(slip, total - warmup)
@@ -921,13 +990,16 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     low, high = (max_lr, min_lr) if slip == "bounds_swapped" else (0.0 if slip == "no_floor" else min_lr, max_lr)
     half_period = {"no_pi": 1.0, "degrees": 180.0}.get(slip, math.pi)
     amplitude = max_lr if slip == "range_not_subtracted" else high - low
+    if slip == "quarter_cosine":
+        return min_lr + math.cos(0.5 * math.pi * progress) * (max_lr - min_lr)
     return low + (1.0 if slip == "no_half" else 0.5) * (1.0 + math.cos(half_period * progress)) * amplitude
 
 
 LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progress_short", "no_floor", "no_clamp",
             "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped",
             "warmup_floor", "range_not_subtracted", "degrees", "parentheses_lost", "warmup_plus_one",
-            "progress_from_zero", "steps_from_one", "no_half", "warmup_over_total", "constant_without_warmup")
+            "progress_from_zero", "steps_from_one", "no_half", "warmup_over_total", "constant_without_warmup",
+            "floor_max_lr", "quarter_cosine", "min_lr_ratio")
 
 
 def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
@@ -986,7 +1058,8 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
     optimizer's group order (the copy's parameters matched to the original's by name), and the losses of four slips:
     summed over the positions, on targets shifted a second time (logits[:, :-1] against y[:, 1:]), nll_loss of the
     logits (no log-softmax), the cross-entropy of the probabilities (softmax twice), that of the last position
-    only, that against the inputs, and that with label smoothing 0.1."""
+    only, that against the inputs, that with label smoothing 0.1, that leaving out the targets of id 0, that divided
+    by B again, and that of the logits flattened time-major."""
     copy, names = copy_module(model), {id(p): name for name, p in model.named_parameters()}
     copied = dict(copy.named_parameters())
     logits, _ = copy(x)
@@ -1000,7 +1073,11 @@ def fresh_gradient(model: nn.Module, x: torch.Tensor, y: torch.Tensor, optimizer
                  "softmax_twice": F.cross_entropy(flat.softmax(dim=-1), y.reshape(-1)).item(),
                  "last_position": F.cross_entropy(logits[:, -1, :], y[:, -1]).item(),
                  "inputs_as_targets": F.cross_entropy(flat, x.reshape(-1)).item(),
-                 "label_smoothing": F.cross_entropy(flat, y.reshape(-1), label_smoothing=0.1).item()}
+                 "label_smoothing": F.cross_entropy(flat, y.reshape(-1), label_smoothing=0.1).item(),
+                 "ignore_zero": F.cross_entropy(flat, y.reshape(-1), ignore_index=0).item(),
+                 "over_batch": loss.item() / x.shape[0],
+                 "time_major": F.cross_entropy(logits.transpose(0, 1).reshape(-1, logits.shape[-1]),
+                                               y.reshape(-1)).item()}
     loss.backward()
     gradient = torch.cat([copied[names[id(p)]].grad.reshape(-1) for group in optimizer.param_groups
                           for p in group["params"]])
@@ -1027,16 +1104,21 @@ def _batch(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     return tokens[:, :-1], tokens[:, 1:]
 
 
+STALE_GRADIENT = 0.5  # in every parameter's .grad before the first call, as an evaluation's backward leaves them
+
+
 @probe("train_step")
 def probe_train_step(ns):
     """Three calls of train_step (the grader's model and AdamW, each call its own batch and lr, the model left in
-    eval mode before each): the losses returned and their types, each group's lr and the gradients when the
+    eval mode before each, its gradients holding STALE_GRADIENT before the first): the losses returned and their types, each group's lr and the gradients when the
     optimizer stepped, whether the model was in training mode, the parameters after; then 150 steps on one batch
     of the grader's small GPT: whether its loss fell below 0.1 (overfitting one batch). Clues: whether the
     gradients at each step were this batch's unclipped, or this batch's added to the step before's."""
     train_step = require(ns, "train_step")
     model = RecipeModel()
     optimizer = RecordingAdamW(model)
+    for parameter in model.parameters():  # gradients left over from before (an evaluation's backward)
+        parameter.grad = torch.full_like(parameter, STALE_GRADIENT)
     losses, types, modes, fresh, slipped_losses = [], [], [], [], []
     for i, lr in enumerate(STEP_RATES):
         x, y = _batch(100 + i)
@@ -1067,11 +1149,11 @@ def probe_train_step(ns):
            "parameters": np.concatenate([to_array(p).ravel() for _, p in sorted(model.named_parameters())])}
     out["zero_gradients_at_step"] = np.array(bool(recorded) and all(float(g.abs().max()) == 0.0 for g in recorded))
     for slip in ("summed", "shifted_again", "nll_of_logits", "softmax_twice", "last_position", "inputs_as_targets",
-                 "label_smoothing"):  # only the first step's: the slips' later losses follow other steps
+                 "label_smoothing", "ignore_zero", "over_batch", "time_major"):  # only the first step's: the slips' later losses follow other steps
         out[f"like_loss_{slip}"] = clue(lambda slip=slip: like(out["losses"][:1], [slipped_losses[0][slip]], atol=1e-4))
     if len(recorded) == 3:
         out["like_unclipped"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(fresh), atol=1e-5))
-        accumulated, before = [], torch.zeros_like(fresh[0])
+        accumulated, before = [], torch.full_like(fresh[0], STALE_GRADIENT)
         for gradient in fresh:
             before = clipped(before + gradient)
             accumulated.append(before)
