@@ -1983,3 +1983,382 @@ FRESH_ALTERNATIVES += (
          "gradients from torch.autograd.grad, written into .grad (replacing whatever was there) instead of "
          "zero_grad and backward"),
 )
+
+# Held out: written by another hand after the rules were adjusted to the sixth fresh round (c8d56da), without
+# reading how the checks detect anything, and measured without touching the rules (course.measuring.grader_accuracy):
+# their figures say how the rules do on the next student's mistakes.
+
+HO6_MERGE_LOOP = ("    merged, i = [], 0\n    while i < len(ids):\n"
+                  "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
+                  "            merged.append(new_id)\n            i += 2\n"
+                  "        else:\n            merged.append(ids[i])\n            i += 1\n    return merged\n")
+HO6_COUNT_LINE = "        counts = Counter(zip(ids, ids[1:]))\n"
+HO6_TABLE_ENTRY = "        vocab[256 + i] = vocab[a] + vocab[b]\n"
+HO6_COS_SIN = "cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)"
+HO6_ATTENTION_CORE = ("        scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)  # (B, n_heads, T, T_past + T)\n"
+                      "        allowed = torch.ones(T, past + T, dtype=torch.bool, device=x.device).tril(diagonal=past)\n"
+                      "        weights = torch.softmax(scores.masked_fill(~allowed, float(\"-inf\")), dim=-1)\n"
+                      "        y = (weights @ v).transpose(1, 2).reshape(B, T, d_model)\n")
+HO6_INIT_BODY = ("    if isinstance(module, (nn.Linear, nn.Embedding)):\n"
+                 "        nn.init.normal_(module.weight, mean=0.0, std=0.02)\n"
+                 "    if isinstance(module, nn.Linear) and module.bias is not None:\n"
+                 "        nn.init.zeros_(module.bias)\n"
+                 "    if isinstance(module, nn.LayerNorm):\n"
+                 "        nn.init.ones_(module.weight)\n"
+                 "        nn.init.zeros_(module.bias)\n")
+HO6_LAYERNORM_INIT = ("    if isinstance(module, nn.LayerNorm):\n"
+                      "        nn.init.ones_(module.weight)\n"
+                      "        nn.init.zeros_(module.bias)\n")
+HO6_GENERATE_BODY = ("    chosen_from, caches, new = [], None, idx\n"
+                     "    with torch.no_grad():\n"
+                     "        for _ in range(max_new_tokens):\n"
+                     "            if use_cache:\n"
+                     "                logits, caches = model(new, caches)\n"
+                     "            else:\n"
+                     "                logits, _ = model(idx)\n"
+                     "            last = logits[:, -1, :]\n"
+                     "            chosen_from.append(last)\n"
+                     "            new = last.argmax(dim=-1, keepdim=True)\n"
+                     "            idx = torch.cat([idx, new], dim=1)\n"
+                     "    return idx, torch.stack(chosen_from, dim=1)\n")
+HO6_GROW_AND_RETURN = "            idx = torch.cat([idx, new], dim=1)\n    return idx, torch.stack(chosen_from, dim=1)\n"
+HO6_OPTIMIZER_SIGNATURE = "def configure_optimizer(model: nn.Module, lr: float, weight_decay: float) -> torch.optim.AdamW:"
+HO6_OPTIMIZER_BODY = ("    embeddings = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}\n"
+                      "    decay = {id(m.weight): m.weight for m in model.modules()\n"
+                      "             if isinstance(m, nn.Linear) and id(m.weight) not in embeddings}\n"
+                      "    rest = [p for p in model.parameters() if id(p) not in decay]\n"
+                      "    return torch.optim.AdamW([{\"params\": list(decay.values()), \"weight_decay\": weight_decay},\n"
+                      "                              {\"params\": rest, \"weight_decay\": 0.0}], lr=lr, "
+                      "betas=(0.9, 0.95))\n")
+HO6_REST = "    rest = [p for p in model.parameters() if id(p) not in decay]\n"
+HO6_OPTIMIZER_RETURN = ("    return torch.optim.AdamW([{\"params\": list(decay.values()), \"weight_decay\": weight_decay},\n"
+                        "                              {\"params\": rest, \"weight_decay\": 0.0}], lr=lr, "
+                        "betas=(0.9, 0.95))\n")
+HO6_WARMUP_IF = "    if step < warmup:\n"
+HO6_WARMUP_RETURN = "        return max_lr * (step + 1) / warmup\n"
+HO6_COSINE_RETURN = "    return min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (max_lr - min_lr)\n"
+HO6_LOSS_LINE = "    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))\n"
+HO6_CLIP_LINE = "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+HO6_STEP_TAIL = "    optimizer.step()\n    return loss.item()\n"
+HO6_SET_LR = "    for group in optimizer.param_groups:\n        group[\"lr\"] = lr\n"
+
+HELD_OUT_MUTANTS = (
+    # train_bpe and merge_pair
+    Edit("ho6_merge_pair_last_id_appended_again", BPE, ((HO6_MERGE_LOOP,
+                                                         "    merged, i = [], 0\n"
+                                                         "    while i < len(ids) - 1:\n"
+                                                         "        if (ids[i], ids[i + 1]) == pair:\n"
+                                                         "            merged.append(new_id)\n"
+                                                         "            i += 2\n"
+                                                         "        else:\n"
+                                                         "            merged.append(ids[i])\n"
+                                                         "            i += 1\n"
+                                                         "    if ids:\n"
+                                                         "        merged.append(ids[-1])  # the last id, which the "
+                                                         "loop never reaches\n"
+                                                         "    return merged\n"),),
+         "merge_pair's loop stops before the last id and appends ids[-1] after it unconditionally: when the last two "
+         "ids were merged, the last id comes back a second time ([1, 2] with (1, 2) gives [new, 2])", "bpe-merges"),
+    Edit("ho6_bpe_tie_by_pair_sum", BPE, ((PICK, "pair = min(counts, key=lambda p: (-counts[p], sum(p)))"),),
+         "'the smaller pair' read as the smaller sum a + b: among equally frequent pairs (98, 97) beats (97, 99), "
+         "and pairs of equal sum keep the order they were first seen", "bpe-tie-rule"),
+    Edit("ho6_bpe_no_pairs_returns_empty", BPE, ((EMPTY, "        if not counts:\n            return []  # nothing "
+                                                         "left to merge\n"),),
+         "when the text runs out of pairs the function returns [] instead of the merges made so far: 'aaa' with "
+         "vocab_size 300 gives no merges at all", "bpe-merges"),
+    Edit("ho6_bpe_counts_accumulated", BPE, ((START, START + "\n    counts = Counter()"),
+                                             (HO6_COUNT_LINE, "        counts.update(zip(ids, ids[1:]))\n")),
+         "one Counter created before the loop and updated each round: pairs counted in earlier rounds (merged away "
+         "since) keep their counts, so pairs no longer in the text are chosen and recorded again", "bpe-merges"),
+    # encode and decode
+    Edit("ho6_encode_id_counted_when_applied", CODEC, ((ENCODE_LOOP,
+                                                        "    new_id = 256\n"
+                                                        "    for pair in merges:\n"
+                                                        "        if tuple(pair) in zip(ids, ids[1:]):\n"
+                                                        "            ids = merge_pair(ids, tuple(pair), new_id)\n"
+                                                        "            new_id += 1  # the next merge's id\n"),),
+         "the new id advanced only when a merge applies: after a merge whose pair is absent from the text, every "
+         "later merge writes the id of the one before it", "encode-values"),
+    Edit("ho6_encode_short_text_empty", CODEC, ((ENCODE_START, ENCODE_START + "    if len(ids) < 2:\n"
+                                                               "        return []  # nothing to merge\n"),),
+         "an early exit for texts too short to merge returns [] instead of their bytes: a one-byte text encodes to "
+         "nothing", "encode-values"),
+    Edit("ho6_decode_left_token_twice", CODEC, ((HO6_TABLE_ENTRY, "        vocab[256 + i] = vocab[a] + vocab[a]\n"),),
+         "copy-paste typo in the byte table: a merged token is its first id's bytes twice (vocab[a] + vocab[a]), not "
+         "vocab[a] + vocab[b]", "decode-values"),
+    Edit("ho6_decode_invalid_gives_empty", CODEC, ((JOIN, "data = b\"\".join(vocab[int(i)] for i in ids)\n"
+                                                          "    try:\n"
+                                                          "        return data.decode(\"utf-8\")\n"
+                                                          "    except UnicodeDecodeError:\n"
+                                                          "        return \"\"  # not valid text\n"),),
+         "strict decoding wrapped in try/except that returns '' on a UnicodeDecodeError: one invalid byte loses the "
+         "whole text instead of becoming U+FFFD", "decode-errors"),
+    # apply_rope
+    Edit("ho6_rope_sin_from_cos", ROPE, ((HO6_COS_SIN, "cos = angles.cos()\n"
+                                                       "    sin = (1 - cos ** 2).sqrt()  # sin^2 + cos^2 = 1\n"
+                                                       "    cos, sin = cos.to(x.dtype), sin.to(x.dtype)"),),
+         "the sine derived from the cosine as sqrt(1 - cos^2), which loses its sign: angles between pi and 2 pi "
+         "(mod 2 pi) turn the wrong way", "rope-values"),
+    Edit("ho6_rope_sinusoid_added", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                            "return x + torch.stack([sin, cos], dim=-1).flatten(-2)  # the position's "
+                                            "code at each pair"),),
+         "the Transformer's sinusoidal position code added to x (sin m theta_i at 2i, cos m theta_i at 2i+1) instead "
+         "of rotating each pair: lengths change and scores depend on absolute positions", "rope-not-relative"),
+    Edit("ho6_rope_angles_added", ROPE, ((ANGLES, "angles = positions.to(torch.float32)[:, None] + theta[None, :]  "
+                                                  "# (T, d/2)"),),
+         "the angles built as m + theta_i (a sum) instead of m * theta_i: every pair turns by one radian per "
+         "position, and position 0 is turned by theta_i", "rope-values"),
+    Edit("ho6_rope_frequencies_reversed", ROPE, ((THETA, "theta = base ** (-torch.arange(d - 2, -1, -2, "
+                                                         "dtype=torch.float32, device=x.device) / d)  # (d/2,)"),),
+         "the exponents run from (d-2)/d down to 0: the frequencies are in reverse order, pair 0 turns slowest and "
+         "the last pair by one radian per position", "rope-angle-exponent"),
+    # CausalSelfAttention
+    Edit("ho6_attention_mask_triu", ATTENTION, ((MASK, MASK.replace(".tril(", ".triu(")),),
+         "triu for tril: each query may attend to its own key and every LATER one (and with a cache, a new token sees "
+         "none of the cached keys)", "attention-not-causal"),
+    Edit("ho6_attention_cached_columns_blocked", ATTENTION, ((MASK,
+                                                              "allowed = torch.cat([torch.zeros(T, past, dtype=torch.bool, "
+                                                              "device=x.device), torch.ones(T, T, dtype=torch.bool, "
+                                                              "device=x.device).tril()], dim=1)"),),
+         "the usual T x T triangle padded on the left with T_past columns of False: the new tokens never attend to "
+         "the cached keys", "cache-mask-offset"),
+    Edit("ho6_attention_mask_strict", ATTENTION, ((MASK, "allowed = positions[:, None] > torch.arange(past + T, "
+                                                         "device=x.device)[None, :]"),),
+         "the mask compares positions with > instead of >=: a token may not attend to its own key, and the first "
+         "token (no key before it) gets a row of -inf and NaN outputs", "attention-values"),
+    Edit("ho6_attention_cache_k_v_swapped", ATTENTION, ((RETURN_CACHE, "return self.proj(y), (v, k)"),),
+         "the cache returned as (v, k): the next step uses the values as keys and the keys as values (outputs of a "
+         "single call are right)", "attention-values"),
+    # init_weights
+    Edit("ho6_init_embedding_zeros", INIT, ((KINDS + "\n" + NORMAL,
+                                             "if isinstance(module, nn.Linear):\n" + NORMAL +
+                                             "    if isinstance(module, nn.Embedding):\n"
+                                             "        nn.init.zeros_(module.weight)  # a table starts empty, like a "
+                                             "bias\n"),),
+         "nn.Embedding weights set to zeros instead of drawn from N(0, 0.02^2) (the tied head redraws the token "
+         "table; a learned position table or an untied embedding stays at 0)", "init-embedding"),
+    Edit("ho6_init_other_modules_reset", INIT, ((HO6_LAYERNORM_INIT,
+                                                 HO6_LAYERNORM_INIT +
+                                                 "    elif not isinstance(module, (nn.Linear, nn.Embedding)) and "
+                                                 "hasattr(module, \"reset_parameters\"):\n"
+                                                 "        module.reset_parameters()  # any other layer: PyTorch's own "
+                                                 "initialisation\n"),),
+         "every other module with a reset_parameters method (a convolution, a batch norm, multi-head attention) is "
+         "reset to PyTorch's default initialisation instead of left as it is", "init-other-modules"),
+    Edit("ho6_init_layernorm_bias_drawn", INIT, ((HO6_LAYERNORM_INIT,
+                                                  "    if isinstance(module, nn.LayerNorm):\n"
+                                                  "        nn.init.ones_(module.weight)\n"
+                                                  "        nn.init.normal_(module.bias, mean=0.0, std=0.02)\n"),),
+         "LayerNorm bias drawn from N(0, 0.02^2) like a weight matrix instead of set to 0", "init-layernorm"),
+    Edit("ho6_init_embedding_times_sqrt_dim", INIT, ((NORMAL, NORMAL + "    if isinstance(module, nn.Embedding):\n"
+                                                              "        module.weight.data.mul_(math.sqrt("
+                                                              "module.embedding_dim))  # scaled by sqrt(d_model), as "
+                                                              "in the Transformer\n"),),
+         "embeddings drawn from N(0, 0.02^2), then multiplied by sqrt(embedding_dim) (the Transformer's embedding "
+         "scale folded into the initialisation): std 0.16 at d_model = 64", "init-embedding"),
+    # generate
+    Edit("ho6_generate_logits_concatenated", GENERATE, (("    return idx, torch.stack(chosen_from, dim=1)\n",
+                                                         "    return idx, torch.cat(chosen_from, dim=1)\n"),),
+         "torch.cat instead of torch.stack: the logits come back as one (B, max_new_tokens * V) row per prompt, not "
+         "(B, max_new_tokens, V)", "generate-values"),
+    Edit("ho6_generate_stops_at_id_zero", GENERATE, (("            idx = torch.cat([idx, new], dim=1)\n",
+                                                      "            idx = torch.cat([idx, new], dim=1)\n"
+                                                      "            if (new == 0).all():\n"
+                                                      "                break  # id 0 ends the text\n"),),
+         "an end-of-text habit: generation stops as soon as every prompt's new id is 0, so fewer than max_new_tokens "
+         "ids (and rows of logits) can come back", "generate-values"),
+    Edit("ho6_generate_return_in_loop", GENERATE, ((HO6_GROW_AND_RETURN,
+                                                    "            idx = torch.cat([idx, new], dim=1)\n"
+                                                    "            return idx, torch.stack(chosen_from, dim=1)\n"),),
+         "the return indented into the loop: one new id (and one row of logits) whatever max_new_tokens is",
+         "generate-values"),
+    Edit("ho6_generate_no_grad_uncached_only", GENERATE, ((HO6_GENERATE_BODY,
+                                                           "    chosen_from, caches, new = [], None, idx\n"
+                                                           "    for _ in range(max_new_tokens):\n"
+                                                           "        if use_cache:\n"
+                                                           "            logits, caches = model(new, caches)\n"
+                                                           "        else:\n"
+                                                           "            with torch.no_grad():  # the expensive path: "
+                                                           "every id again\n"
+                                                           "                logits, _ = model(idx)\n"
+                                                           "        last = logits[:, -1, :]\n"
+                                                           "        chosen_from.append(last)\n"
+                                                           "        new = last.argmax(dim=-1, keepdim=True)\n"
+                                                           "        idx = torch.cat([idx, new], dim=1)\n"
+                                                           "    return idx, torch.stack(chosen_from, dim=1)\n"),),
+         "torch.no_grad() only around the full recomputation: with use_cache=True every step builds a graph, the "
+         "cache and the returned logits require grad", "generate-grad"),
+    # configure_optimizer
+    Edit("ho6_optimizer_three_groups", OPTIMIZER, ((HO6_OPTIMIZER_RETURN,
+                                                    "    vectors = [p for p in rest if p.dim() == 1]\n"
+                                                    "    tables = [p for p in rest if p.dim() != 1]\n"
+                                                    "    return torch.optim.AdamW([{\"params\": list(decay.values()), "
+                                                    "\"weight_decay\": weight_decay},\n"
+                                                    "                              {\"params\": vectors, "
+                                                    "\"weight_decay\": 0.0},\n"
+                                                    "                              {\"params\": tables, "
+                                                    "\"weight_decay\": 0.0}], lr=lr, betas=(0.9, 0.95))\n"),),
+         "three groups: the decayed weights, then biases and LayerNorm parameters, then the embeddings, the last two "
+         "without decay (every parameter once, but not the two groups asked for)", "optimizer-groups"),
+    Edit("ho6_optimizer_linear_biases_in_no_group", OPTIMIZER, ((HO6_REST,
+                                                                 "    rest = [p for m in model.modules() if not "
+                                                                 "isinstance(m, nn.Linear) for p in "
+                                                                 "m.parameters(recurse=False)]\n"),),
+         "the no-decay group collected from the modules that are not nn.Linear: the Linear biases are in neither "
+         "group and are never trained", "optimizer-groups"),
+    Edit("ho6_optimizer_groups_not_passed", OPTIMIZER, ((HO6_OPTIMIZER_RETURN,
+                                                         "    groups = [{\"params\": list(decay.values()), "
+                                                         "\"weight_decay\": weight_decay},\n"
+                                                         "              {\"params\": rest, \"weight_decay\": 0.0}]\n"
+                                                         "    return torch.optim.AdamW(model.parameters(), lr=lr, "
+                                                         "betas=(0.9, 0.95))\n"),),
+         "the two groups built but model.parameters() passed to AdamW: one group, every parameter decayed by AdamW's "
+         "default 0.01", "optimizer-groups"),
+    Edit("ho6_optimizer_arguments_reordered", OPTIMIZER, ((HO6_OPTIMIZER_SIGNATURE,
+                                                           "def configure_optimizer(model: nn.Module, weight_decay: float, "
+                                                           "lr: float) -> torch.optim.AdamW:"),),
+         "the signature's arguments in the order (model, weight_decay, lr): called by keyword it works, called "
+         "positionally as configure_optimizer(model, lr, weight_decay) the learning rate and the decay are swapped",
+         "optimizer-settings"),
+    # lr_at
+    Edit("ho6_lr_full_cosine_period", LR, ((HO6_COSINE_RETURN,
+                                            "    return min_lr + 0.5 * (1.0 + math.cos(2 * math.pi * progress)) * "
+                                            "(max_lr - min_lr)\n"),),
+         "a full period of the cosine, cos(2 pi progress): the rate reaches min_lr halfway and climbs back to max_lr "
+         "at the end", "lr-shape"),
+    Edit("ho6_lr_warmup_clamped_to_one", LR, ((HO6_WARMUP_IF, "    warmup = max(warmup, 1)  # no division by zero\n"
+                                                              + HO6_WARMUP_IF),),
+         "warmup clamped to at least 1 'to avoid dividing by zero': with warmup = 0 the cosine starts at step 1, one "
+         "step late, instead of at step 0", "lr-values"),
+    Edit("ho6_lr_warmup_parentheses", LR, ((HO6_WARMUP_RETURN, "        return max_lr * (step + 1 / warmup)\n"),),
+         "parentheses misplaced: max_lr * (step + 1 / warmup) instead of max_lr * (step + 1) / warmup: right at "
+         "step 0, then far above max_lr", "lr-values"),
+    Edit("ho6_lr_warmup_to_range", LR, ((HO6_WARMUP_RETURN, "        return (max_lr - min_lr) * (step + 1) / warmup\n"),),
+         "the warm-up scaled by max_lr - min_lr (the cosine's range) instead of max_lr: it tops out at "
+         "max_lr - min_lr and jumps at step warmup", "lr-values"),
+    # train_step
+    Edit("ho6_step_item_not_called", STEP, (("    return loss.item()\n", "    return loss.item\n"),),
+         "return loss.item without the call: a bound method is returned, not the float", "loss-not-float"),
+    Edit("ho6_step_loss_after_update", STEP, ((HO6_STEP_TAIL,
+                                               "    optimizer.step()\n"
+                                               "    with torch.no_grad():  # report where the step has taken us\n"
+                                               "        loss = F.cross_entropy(model(x)[0].reshape(-1, "
+                                               "logits.shape[-1]), y.reshape(-1))\n"
+                                               "    return loss.item()\n"),),
+         "the loss returned is recomputed after the update (the new parameters' loss on the batch), not the loss "
+         "the step was taken on", "train-step-values"),
+    Edit("ho6_step_log_softmax_over_time", STEP, ((HO6_LOSS_LINE,
+                                                   "    loss = F.nll_loss(F.log_softmax(logits, dim=1).reshape(-1, "
+                                                   "logits.shape[-1]), y.reshape(-1))\n"),),
+         "log_softmax over dim=1 of the (B, T, V) logits, the positions, not the vocabulary: the loss is not the "
+         "cross-entropy", "train-step-values"),
+    Edit("ho6_step_gradients_always_normalised", STEP, ((HO6_CLIP_LINE,
+                                                         "    grads = [p.grad for p in model.parameters() if p.grad is "
+                                                         "not None]\n"
+                                                         "    norm = torch.sqrt(sum((g ** 2).sum() for g in grads))\n"
+                                                         "    for g in grads:\n"
+                                                         "        g.div_(norm)  # global norm 1.0\n"),),
+         "clipping written by hand without the test norm > 1: the gradients are always rescaled to a global norm of "
+         "1.0, small ones scaled up", "clip-after-step"),
+)
+
+HELD_OUT_ALTERNATIVES = (
+    Edit("ho6_bpe_max_of_sorted", BPE, ((PICK, "pair = max(sorted(counts), key=counts.get)  # max keeps the first "
+                                               "of equal counts: the smallest pair"),),
+         "the pairs sorted, then max by count: max returns the first of equally frequent pairs, the smallest"),
+    Edit("ho6_encode_slice_assignment", CODEC, ((ENCODE_LOOP,
+                                                 "    for new_id, (a, b) in enumerate(merges, start=256):\n"
+                                                 "        i = 0\n"
+                                                 "        while i < len(ids) - 1:\n"
+                                                 "            if ids[i] == a and ids[i + 1] == b:\n"
+                                                 "                ids[i:i + 2] = [new_id]\n"
+                                                 "            i += 1\n"),),
+         "encode merging in place in its own list with slice assignment, the index moving past each new token"),
+    Edit("ho6_decode_chain_bytes", CODEC, ((JOIN, "import itertools\n"
+                                                  "    data = bytes(itertools.chain.from_iterable(vocab[int(i)] for i in "
+                                                  "ids))\n"
+                                                  "    return str(data, \"utf-8\", \"replace\")"),),
+         "decode chaining the ids' bytes into one bytes object, then str(data, 'utf-8', 'replace')"),
+    Edit("ho6_rope_polar", ROPE, ((PAIRS + "\n    " + ROTATE,
+                                   "work = torch.float64  # the sum of two angles is best kept exact\n"
+                                   "    even, odd = x[..., 0::2].to(work), x[..., 1::2].to(work)\n"
+                                   "    radius, phase = torch.hypot(even, odd), torch.atan2(odd, even)\n"
+                                   "    turned = phase + angles.to(work)\n"
+                                   "    return torch.stack([radius * turned.cos(), radius * turned.sin()], "
+                                   "dim=-1).flatten(-2).to(x.dtype)"),),
+         "each pair in polar form: its length by hypot, its angle by atan2 plus m theta_i, back with cos and sin"),
+    Edit("ho6_attention_query_loop", ATTENTION, ((HO6_ATTENTION_CORE,
+                                                  "        rows = []\n"
+                                                  "        for i in range(T):  # token i sees the keys up to its own "
+                                                  "position, past + i\n"
+                                                  "            seen_k, seen_v = k[:, :, :past + i + 1], "
+                                                  "v[:, :, :past + i + 1]\n"
+                                                  "            scores = q[:, :, i:i + 1] @ seen_k.transpose(-2, -1) / "
+                                                  "math.sqrt(d_head)\n"
+                                                  "            rows.append(torch.softmax(scores, dim=-1) @ seen_v)  "
+                                                  "# (B, n_heads, 1, d_head)\n"
+                                                  "        y = torch.cat(rows, dim=2).transpose(1, 2).reshape(B, T, "
+                                                  "d_model)\n"),),
+         "no mask: a loop over the new tokens, each query attending to the keys up to its own position by slicing"),
+    Edit("ho6_init_plan_table", INIT, ((HO6_INIT_BODY,
+                                        "    plan = ((nn.Linear, ((\"weight\", nn.init.normal_, {\"mean\": 0.0, "
+                                        "\"std\": 0.02}), (\"bias\", nn.init.zeros_, {}))),\n"
+                                        "            (nn.Embedding, ((\"weight\", nn.init.normal_, {\"mean\": 0.0, "
+                                        "\"std\": 0.02}),)),\n"
+                                        "            (nn.LayerNorm, ((\"weight\", nn.init.ones_, {}), (\"bias\", "
+                                        "nn.init.zeros_, {}))))\n"
+                                        "    for kind, steps in plan:\n"
+                                        "        if isinstance(module, kind):\n"
+                                        "            for attribute, initialise, options in steps:\n"
+                                        "                tensor = getattr(module, attribute, None)\n"
+                                        "                if tensor is not None:\n"
+                                        "                    initialise(tensor, **options)\n"),),
+         "a table from module class to (attribute, initialiser, options) steps, walked with isinstance"),
+    Edit("ho6_generate_prefill_all_but_last", GENERATE, ((HO6_GENERATE_BODY,
+                                                          "    chosen_from, caches = [], None\n"
+                                                          "    with torch.no_grad():\n"
+                                                          "        if use_cache and idx.shape[1] > 1:\n"
+                                                          "            _, caches = model(idx[:, :-1])  # the prompt but "
+                                                          "its last id, read once\n"
+                                                          "        for _ in range(max_new_tokens):\n"
+                                                          "            if use_cache:\n"
+                                                          "                logits, caches = model(idx[:, -1:], caches)\n"
+                                                          "            else:\n"
+                                                          "                logits, _ = model(idx)\n"
+                                                          "            chosen_from.append(logits[:, -1, :])\n"
+                                                          "            idx = torch.cat([idx, logits[:, -1, :].argmax("
+                                                          "dim=-1, keepdim=True)], dim=1)\n"
+                                                          "    return idx, torch.stack(chosen_from, dim=1)\n"),),
+         "with the cache, the prompt but its last id read first; every step then feeds the last id of the ids so far"),
+    Edit("ho6_optimizer_own_parameters_walk", OPTIMIZER, ((HO6_OPTIMIZER_BODY,
+                                                           "    embedded = {id(m.weight) for m in model.modules() "
+                                                           "if isinstance(m, nn.Embedding)}\n"
+                                                           "    decayed, kept, seen = [], [], set()\n"
+                                                           "    for module in model.modules():\n"
+                                                           "        for name, p in module.named_parameters(recurse=False):\n"
+                                                           "            if id(p) in seen:\n"
+                                                           "                continue  # the tied weight, met again\n"
+                                                           "            seen.add(id(p))\n"
+                                                           "            if isinstance(module, nn.Linear) and name == "
+                                                           "\"weight\" and id(p) not in embedded:\n"
+                                                           "                decayed.append(p)\n"
+                                                           "            else:\n"
+                                                           "                kept.append(p)\n"
+                                                           "    return torch.optim.AdamW([{\"params\": decayed, "
+                                                           "\"weight_decay\": weight_decay},\n"
+                                                           "                              {\"params\": kept, "
+                                                           "\"weight_decay\": 0.0}], lr=lr, betas=(0.9, 0.95))\n"),),
+         "one walk over every module's own parameters (recurse=False), a seen set skipping the tied weight's second "
+         "owner"),
+    Edit("ho6_lr_complex_exponential", LR, ((HO6_COSINE_RETURN,
+                                             "    import cmath\n"
+                                             "    half_cosine = (1 + cmath.exp(1j * math.pi * progress)).real / 2\n"
+                                             "    return min_lr + (max_lr - min_lr) * half_cosine\n"),),
+         "the half-cosine as the real part of (1 + e^(i pi progress)) / 2"),
+    Edit("ho6_step_one_hot_targets", STEP, ((HO6_LOSS_LINE,
+                                             "    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), "
+                                             "F.one_hot(y.reshape(-1), logits.shape[-1]).to(logits.dtype))\n"),
+                                            (HO6_SET_LR, "    for i in range(len(optimizer.param_groups)):\n"
+                                                         "        optimizer.param_groups[i][\"lr\"] = lr\n")),
+         "the cross-entropy against one-hot target probabilities; the learning rate set through an index loop"),
+)
