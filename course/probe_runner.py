@@ -262,13 +262,20 @@ def module_tensors(module: ModuleType) -> list:
 
 
 def restoring_inputs(module: ModuleType, probe: Callable, ns: dict) -> dict:
-    """probe(ns), with the module's input tensors put back as they were afterwards: code that changes its arguments
-    in place (`logits /= t`) must not change what the next probe, or the next run of this one, is given."""
+    """probe(ns), with gradients on and the module's input tensors put back as they were afterwards: code that
+    changes its arguments in place (`logits /= t`) or turns gradients off for the whole program
+    (`torch.set_grad_enabled(False)` outside a with) must not change what the next probe, or the next run of this
+    one, is given."""
     inputs = module_tensors(module)
     saved = [tensor.clone() for tensor in inputs]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_grad_enabled(True)
     try:
         return probe(ns)
     finally:
+        if torch is not None:
+            torch.set_grad_enabled(True)
         for tensor, value in zip(inputs, saved):
             if tensor.shape != value.shape or not tensor.equal(value):
                 tensor.data = value  # the same object again holds the saved values (expanded tensors included)
