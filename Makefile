@@ -56,8 +56,9 @@ samples: $(STAMP) ## write and run the sample submissions (perfect, blank, partl
 	$(PY) -m course.samples $(ASSIGNMENT)
 
 STUDENTS ?= 20
+REPEAT ?= 1
 bench-grading: $(STAMP) sandbox-tools ## grade a class of STUDENTS serially, 2 at a time and on a 2-worker LocalCluster: throughput, speedups, overhead
-	$(PY) scripts/benchmark_grading.py $(ASSIGNMENT) --students $(STUDENTS)
+	$(PY) scripts/benchmark_grading.py $(ASSIGNMENT) --students $(STUDENTS) --repeat $(REPEAT)
 
 bench-gradescope: $(STAMP) sandbox-tools ## seconds from upload to results.json in Gradescope's container, each assignment's partial sample
 	$(PY) scripts/benchmark_gradescope.py $(ASSIGNMENT)

@@ -179,3 +179,29 @@ def test_a_probe_input_changed_in_place_by_student_code_is_restored_for_the_next
         "first": lambda ns: {"sum": changes_its_argument(inputs)}, "second": lambda ns: {"sum": inputs.sum().item()}}})
     outputs, _ = run_probes(module, {})
     assert (outputs["first"]["sum"], outputs["second"]["sum"]) == (1.5, 3.0) and torch.equal(inputs, torch.ones(3))
+
+
+def test_student_code_that_turns_gradients_off_for_the_whole_program_costs_only_its_own_probe():
+    """A generate that calls torch.set_grad_enabled(False) outside a with leaves gradients off for whatever runs next
+    in the kernel: the next probe (a training step, another piece) must still get them, and so must the first probe
+    after a notebook that left them off."""
+    import torch
+
+    def leaves_gradients_off():  # student code: `torch.set_grad_enabled(False)` where `with torch.no_grad():` was meant
+        torch.set_grad_enabled(False)
+        return 1
+
+    def trains():  # another piece, which needs gradients
+        weight = torch.ones(2, requires_grad=True)
+        (2 * weight).sum().backward()
+        return weight.grad.sum().item()
+
+    module = type("probes", (), {"PROBES": {"generate": lambda ns: {"ids": leaves_gradients_off()},
+                                            "train_step": lambda ns: {"gradient": trains()}}})
+    torch.set_grad_enabled(False)  # as the notebook left them
+    try:
+        outputs, errors = run_probes(module, {})
+        after = torch.is_grad_enabled()
+    finally:
+        torch.set_grad_enabled(True)
+    assert errors == {} and outputs["train_step"]["gradient"] == 4.0 and after
