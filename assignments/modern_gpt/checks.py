@@ -178,6 +178,10 @@ MISTAKES = {
 
 # ---------------------------------------------------------------- checks
 
+# The optimizer's settings are named only where its groups are right: a wrong structure (three groups, one group of
+# everything) also gives other decays and rates, and its own mistake is not a setting.
+GROUPS_RIGHT = ("group_count", "decayed", "not_decayed", "each_once")
+
 CHECKS = (
     Check("bpe_merges", "train_bpe", (
         Expect("same_twice", "state-between-calls"),
@@ -203,7 +207,9 @@ CHECKS = (
                                                      "merge_first_id_twice", "one_merge", "ascii_ignore",
                                                      "tie_as_strings", "id_one_ahead", "smallest_pair", "ids_kept",
                                                      "vocab_size_merges", "wrap_around", "last_pair_uncounted",
-                                                     "no_space_pairs", "lowercased", "no_merge")),
+                                                     "no_space_pairs", "lowercased", "no_merge", "tie_by_sum",
+                                                     "counts_accumulated", "merge_last_id_twice",
+                                                     "merge_first_only")) + (Clue("short_raised"),),
         diagnoses=(
         Diagnosis("bpe-overlap-count", wrong=("words", "like_disjoint_pairs")),
         Diagnosis("bpe-merges", wrong=("words", "like_counts_once")),
@@ -233,7 +239,11 @@ CHECKS = (
         Diagnosis("bpe-overlapping-merge", wrong=("repeats", "like_overlapping_merge")),
         Diagnosis("bpe-merge-count", wrong=("words", "like_one_merge_more")),
         Diagnosis("bpe-not-bytes", wrong=("unicode", "like_code_points"), right=("words",)),
-        Diagnosis("bpe-no-pairs-left", wrong=("short",), right=("ties", "repeats", "words", "unicode")),
+        Diagnosis("bpe-tie-rule", wrong=("ties", "like_tie_by_sum")),
+        Diagnosis("bpe-merges", wrong=("words", "like_counts_accumulated")),
+        Diagnosis("bpe-merges", wrong=("merge_pair", "like_merge_last_id_twice")),
+        Diagnosis("bpe-merges", wrong=("merge_pair", "like_merge_first_only")),
+        Diagnosis("bpe-no-pairs-left", wrong=("short", "short_raised"), right=("ties", "repeats", "words", "unicode")),
     )),
     Check("bpe_encode", "encode", (
         Expect("training_text", "encode-values",
@@ -244,6 +254,7 @@ CHECKS = (
                observed="with merges whose order matters (b c before a b), the ids differ"),
         Expect("runs", "encode-values", observed="a run of one letter (aaaaa) encodes to other ids"),
         Expect("pair", "encode-values", observed="two bytes whose pair is a merge do not encode to that merge's id"),
+        Expect("one_byte", "encode-values", observed="a text of one byte does not encode to that byte"),
         Expect("whitespace", "encode-values", observed="a text with runs of spaces, tabs and newlines encodes to "
                                                        "other ids"),
         Expect("no_merges", "encode-values", observed="with no merges, a text does not encode to its UTF-8 bytes"),
@@ -284,8 +295,9 @@ CHECKS = (
                observed="bytes that are not UTF-8 do not decode to U+FFFD (with the valid ones kept)"),
     ), clues=(Clue("accents_first"), Clue("like_per_token"), Clue("like_latin_1"), Clue("like_errors_ignored"),
               Clue("like_pair_bytes"), Clue("like_repr"), Clue("like_zero_bytes"), Clue("like_spaced"),
-              Clue("like_stripped"), Clue("like_nfc"), Clue("strict_error")), diagnoses=(
+              Clue("like_stripped"), Clue("like_nfc"), Clue("like_left_twice"), Clue("strict_error")), diagnoses=(
         Diagnosis("decode-values", wrong=("decomposed", "like_nfc")),
+        Diagnosis("decode-values", wrong=("accents", "like_left_twice")),
         Diagnosis("decode-values", wrong=("ascii", "like_spaced")),
         Diagnosis("decode-values", wrong=("whitespace", "like_stripped")),
         Diagnosis("decode-values", wrong=("ascii", "like_repr")),
@@ -318,9 +330,13 @@ CHECKS = (
                                                      "tiled", "log10", "exponent_precedence", "odd_exponents",
                                                      "pair_swapped", "angle_theta", "sequential_update",
                                                      "polar_swapped", "exponent_over_pairs",
-                                                     "consecutive_positions")),
+                                                     "consecutive_positions", "frequencies_reversed", "angles_added",
+                                                     "sin_from_cos")),
         diagnoses=(
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_sign")),
+        Diagnosis("rope-angle-exponent", wrong=("late", "like_frequencies_reversed")),
+        Diagnosis("rope-values", wrong=("from_zero", "like_angles_added")),
+        Diagnosis("rope-values", wrong=("late", "like_sin_from_cos")),
         Diagnosis("rope-values", wrong=("late", "like_index_positions")),
         Diagnosis("rope-values", wrong=("late", "like_sign_typo")),
         Diagnosis("rope-halves", wrong=("late", "like_halves")),
@@ -455,6 +471,8 @@ CHECKS = (
         Expect("cached_no_grad", "generate-grad"),
         Expect("full_argmax", "generate-values"),
         Expect("cached_argmax", "generate-values"),
+        Expect("through_id_zero", "generate-values",
+               observed="when the model's next id is 0, fewer ids than max_new_tokens come back: no id ends the text"),
     ), clues=(Clue("like_full_probabilities"), Clue("like_cached_probabilities"), Clue("like_full_first_position"),
               Clue("like_cached_first_position"), Clue("refeeds_ids"), Clue("drops_caches"), Clue("skips_prompt")),
         diagnoses=(
@@ -468,28 +486,32 @@ CHECKS = (
         Diagnosis("generate-cache-unused", wrong=("cached_calls",), right=("cached_ids", "cached_logits")),
     )),
     Check("optimizer_groups", "configure_optimizer", (
-        Expect("type", "optimizer-settings"),
+        Expect("type", "optimizer-settings", observed="configure_optimizer does not return a torch.optim.AdamW"),
         Expect("group_count", "optimizer-groups", observed="there are not exactly two parameter groups"),
         Expect("decayed", "optimizer-groups",
                observed="the first group is not exactly the weights of the nn.Linear layers that are not embeddings"),
         Expect("not_decayed", "optimizer-groups",
                observed="the second group is not exactly the biases, LayerNorm parameters and embeddings"),
-        Expect("weight_decays", "optimizer-settings"),
-        Expect("lr", "optimizer-settings"),
-        Expect("betas", "optimizer-settings"),
+        Expect("weight_decays", "optimizer-settings",
+               observed="the groups' weight decays are not (weight_decay, 0.0)"),
+        Expect("lr", "optimizer-settings", observed="the groups' learning rates are not the lr given"),
+        Expect("betas", "optimizer-settings", observed="the groups' betas are not (0.9, 0.95)"),
         Expect("eps", "optimizer-settings", observed="eps is not AdamW's default, 1e-8"),
         Expect("each_once", "optimizer-groups", observed="not every parameter is in exactly one group, once"),
     ), clues=(Clue("decays_layernorm"), Clue("decays_biases"), Clue("decays_embeddings"), Clue("duplicate_error"),
               Clue("groups_swapped"), Clue("misses_linear_weights"), Clue("duplicated")), diagnoses=(
         Diagnosis("optimizer-duplicate", wrong=("each_once", "duplicated")),
         Diagnosis("optimizer-groups", wrong=("each_once",), right=("duplicated",)),
-        Diagnosis("optimizer-groups", wrong=("decayed", "misses_linear_weights")),
-        Diagnosis("optimizer-groups", wrong=("decayed", "groups_swapped")),
-        Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_layernorm")),
-        Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_biases")),
-        Diagnosis("decay-on-embeddings", wrong=("decayed", "decays_embeddings"), right=("decays_layernorm",
+        Diagnosis("optimizer-groups", wrong=("decayed", "misses_linear_weights"), right=("group_count",)),
+        Diagnosis("optimizer-groups", wrong=("decayed", "groups_swapped"), right=("group_count",)),
+        Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_layernorm"), right=("group_count",)),
+        Diagnosis("decay-on-norms-biases", wrong=("decayed", "decays_biases"), right=("group_count",)),
+        Diagnosis("decay-on-embeddings", wrong=("decayed", "decays_embeddings"), right=("group_count", "decays_layernorm",
                                                                                        "decays_biases")),
+        *(Diagnosis("optimizer-settings", wrong=(key,), right=GROUPS_RIGHT) for key in ("type", "weight_decays", "lr",
+                                                                                       "betas")),
         Diagnosis("optimizer-duplicate", wrong=("type", "duplicate_error")),
+        Diagnosis("optimizer-groups", wrong=("group_count",)),
     )),
     Check("lr_schedule", "lr_at", (
         Expect("warmup_10", "lr-values", atol=1e-9,
@@ -505,7 +527,9 @@ CHECKS = (
                                                      "degrees", "parentheses_lost", "warmup_plus_one",
                                                      "progress_from_zero", "steps_from_one", "no_half",
                                                      "warmup_over_total", "constant_without_warmup",
-                                                     "floor_max_lr", "quarter_cosine", "min_lr_ratio")),
+                                                     "floor_max_lr", "quarter_cosine", "min_lr_ratio", "full_period",
+                                                     "warmup_clamped", "warmup_parentheses", "warmup_to_range",
+                                                     "warmup_not_returned")),
         diagnoses=(
         Diagnosis("warmup-off-by-one", wrong=("warmup_10", "like_warmup_linspace")),
         Diagnosis("cosine-progress", wrong=("warmup_10", "like_progress_short")),
@@ -532,6 +556,11 @@ CHECKS = (
         Diagnosis("cosine-min-lr", wrong=("warmup_10", "like_floor_max_lr")),
         Diagnosis("lr-shape", wrong=("warmup_10", "like_quarter_cosine")),
         Diagnosis("cosine-min-lr", wrong=("warmup_10", "like_min_lr_ratio")),
+        Diagnosis("lr-shape", wrong=("warmup_10", "like_full_period")),
+        Diagnosis("lr-values", wrong=("no_warmup", "like_warmup_clamped")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_warmup_parentheses")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_warmup_to_range")),
+        Diagnosis("lr-values", wrong=("warmup_10", "like_warmup_not_returned")),
         Diagnosis("lr-type", wrong=("floats",), right=("warmup_10", "no_warmup")),
     )),
     Check("train_step", "train_step", (
@@ -546,6 +575,9 @@ CHECKS = (
         Expect("step_gradients", "train-step-values", atol=1e-5,
                observed="the gradients when the optimizer stepped are not this batch's, clipped to a norm of 1.0"),
         Expect("train_mode", "no-train-mode"),
+        Expect("small_gradient", "clip-after-step", atol=1e-6,
+               observed="a gradient whose norm is below 1.0 was changed before the step: clipping must leave it as it "
+                        "is"),
         Expect("parameters", "train-step-values", atol=1e-5,
                observed="after three steps, the parameters differ"),
         Expect("overfits_one_batch", "train-step-values",

@@ -73,9 +73,16 @@ def trusted_merge_pair(ids: list[int], pair: tuple[int, int], new_id: int, overl
 
 def merge_pair_slip(ids: list[int], pair: tuple[int, int], new_id: int, slip: str) -> list[int]:
     """merge_pair's slips: "right_to_left" (the pairs replaced from the right: a a a gives [a, new]), "nothing" (the
-    ids returned as they came), "first_id_twice" (both ids compared with the pair's first)."""
+    ids returned as they came), "first_id_twice" (both ids compared with the pair's first), "last_id_twice" (the loop
+    stops before the last id, which is appended after it, merged or not), "first_only" (only the first occurrence
+    replaced)."""
     if slip == "nothing":
         return list(ids)
+    if slip == "last_id_twice":
+        return trusted_merge_pair(ids, pair, new_id, drops_last=True) + ids[-1:]
+    if slip == "first_only":
+        at = next((i for i in range(len(ids) - 1) if (ids[i], ids[i + 1]) == pair), None)
+        return list(ids) if at is None else ids[:at] + [new_id] + ids[at + 2:]
     if slip == "first_id_twice":
         return trusted_merge_pair(ids, (pair[0], pair[0]), new_id)
     merged, i = [], len(ids) - 1
@@ -102,7 +109,8 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
     "smallest_pair" (the smallest pair present, whatever its count), "ids_kept" (merge_pair's result thrown away),
     "vocab_size_merges" (up to vocab_size merges), "wrap_around" (the pair (last, first) counted too),
     "last_pair_uncounted" (zip(ids, ids[1:-1])), "no_space_pairs" (pairs with a space left out), "lowercased" (the
-    text lowercased first), "no_merge" (no merge at all)."""
+    text lowercased first), "no_merge" (no merge at all), "tie_by_sum" (ties to the pair of smaller a + b, then the
+    first seen), "counts_accumulated" (one Counter updated each round: pairs merged away keep their counts)."""
     if slip == "no_merge":
         return []
     if slip == "lowercased":
@@ -111,7 +119,7 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
         ids = [ord(ch) for ch in text]
     else:
         ids = list(text.encode("ascii", errors="ignore") if slip == "ascii_ignore" else text.encode("utf-8"))
-    merges, first_counts = [], Counter(zip(ids, ids[1:]))
+    merges, first_counts, kept_counts = [], Counter(zip(ids, ids[1:])), Counter()
     last = vocab_size + (slip == "one_merge_more") + (256 if slip == "vocab_size_merges" else 0)
     for new_id in range(256, last):
         if slip == "counts_once":
@@ -122,6 +130,9 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             counts = Counter(zip(ids, ids[1:] + ids[:1]))
         elif slip == "last_pair_uncounted":
             counts = Counter(zip(ids, ids[1:-1]))
+        elif slip == "counts_accumulated":
+            kept_counts.update(zip(ids, ids[1:]))
+            counts = kept_counts
         elif slip == "no_space_pairs":
             counts = Counter(pair for pair in zip(ids, ids[1:]) if 32 not in pair)
         elif slip == "count_without_overlap":
@@ -145,6 +156,8 @@ def trusted_train_bpe(text: str, vocab_size: int, slip: str = "") -> list[tuple[
             pair = min(counts, key=lambda p: (-counts[p], str(p)))
         elif slip == "smallest_pair":
             pair = min(counts)
+        elif slip == "tie_by_sum":
+            pair = min(counts, key=lambda p: (-counts[p], sum(p)))
         else:
             pair = min(counts, key=lambda p: (-counts[p], p))
         if slip == "stop_at_single" and counts[pair] < 2:
@@ -228,7 +241,12 @@ def trusted_decode(ids, merges, slip: str = "") -> str:
     "errors_ignored" (invalid bytes dropped), "pair_bytes" (a merged token taken as the two bytes of its pair's ids,
     which raises for ids above 255), "repr" (str() of the joined bytes), "zero_bytes" (byte i taken as bytes(i): i
     zero bytes), "spaced" (the tokens' bytes joined with spaces), "stripped" (the text's ends stripped), "nfc" (the
-    text NFC-normalised)."""
+    text NFC-normalised), "left_twice" (a merged token's bytes taken as its first id's twice)."""
+    if slip == "left_twice":
+        vocab = {i: bytes([i]) for i in range(256)}
+        for i, (a, b) in enumerate(merges):
+            vocab[256 + i] = vocab[a] + vocab[a]
+        return b"".join(vocab[int(i)] for i in ids).decode("utf-8", errors="replace")
     if slip == "zero_bytes":
         vocab = {i: bytes(i) for i in range(256)}
         for i, (a, b) in enumerate(merges):
@@ -274,7 +292,8 @@ BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint
              "overlapping_merge", "drops_last", "one_merge_more", "code_points", "tie_second_first", "least_frequent",
              "stop_at_single", "ids_from_zero", "one_merge", "ascii_ignore", "tie_as_strings", "id_one_ahead",
              "smallest_pair", "ids_kept", "vocab_size_merges", "wrap_around", "last_pair_uncounted", "no_space_pairs",
-             "lowercased", "no_merge")
+             "lowercased", "no_merge", "tie_by_sum", "counts_accumulated")
+NO_PAIR_ERRORS = ("ValueError", "IndexError", "KeyError")  # max or min of no pairs, most_common(1)[0], a lookup
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
@@ -284,7 +303,8 @@ def probe_bpe_merges(ns):
     """The merges of a text twice (the second call must give the first's: nothing kept between calls); of texts with
     ties, runs of one letter, overlapping pairs (aaabab), upper and lower case, repeated words, accented letters and emoji, a text too
     short for all its merges and a vocabulary of fewer than 256; merge_pair's results and whether it left its list as it was; clues: whether the
-    merges are those of each usual slip (BPE_SLIPS)."""
+    merges are those of each usual slip (BPE_SLIPS), and whether the short text raised the error of choosing from
+    no pairs."""
     train_bpe, merge_pair = require(ns, "train_bpe"), require(ns, "merge_pair")
     first = caught(lambda: codes([tuple(int(v) for v in pair) for pair in train_bpe("abab cab", 262)]))
     again = caught(lambda: codes([tuple(int(v) for v in pair) for pair in train_bpe("abab cab", 262)]))
@@ -294,7 +314,7 @@ def probe_bpe_merges(ns):
                                             in zip(lists, MERGE_PAIR_CASES)] + [np.array([-1])]))
     kept = np.array(all(ids == list(case[0]) for ids, case in zip(lists, MERGE_PAIR_CASES)))
     out = {"same_twice": same, "merge_pair": merged, "merge_pair_keeps_list": kept}
-    for slip in ("right_to_left", "nothing", "first_id_twice"):
+    for slip in ("right_to_left", "nothing", "first_id_twice", "last_id_twice", "first_only"):
         slipped = np.concatenate([np.array(merge_pair_slip(list(ids), pair, new_id, slip), dtype=np.int64)
                                   for ids, pair, new_id in MERGE_PAIR_CASES] + [np.array([-1])])
         out[f"like_merge_{slip}"] = clue(lambda slipped=slipped: np.array(
@@ -302,6 +322,8 @@ def probe_bpe_merges(ns):
     out |= {name: caught(lambda text=text, size=size: codes([tuple(int(v) for v in pair) for pair in
                                                            train_bpe(text, size)]))
            for name, (text, size) in BPE_TEXTS.items()}
+    out["short_raised"] = np.array(out["short"].dtype.kind == "U" and out["short"].ndim == 0
+                                   and str(out["short"]).startswith(NO_PAIR_ERRORS))
     for slip in BPE_SLIPS:  # the slip's merges on every text where they are not the right ones
         def like_slip(slip=slip) -> np.ndarray:
             differing = [(name, codes(trusted_train_bpe(text, size, slip))) for name, (text, size) in BPE_TEXTS.items()
@@ -321,6 +343,7 @@ ENCODE_TEXTS = {
     "order": ("abcd abc bcd", ORDER_MERGES),
     "runs": ("aaaaa", [(97, 97), (256, 97)]),
     "pair": ("ab", [(97, 98)]),
+    "one_byte": ("a", ENCODE_MERGES),
     "whitespace": ("  tent\t\tand  cab\n\n", ENCODE_MERGES),
     "no_merges": ("cab é", []),
     "empty": ("", ENCODE_MERGES),
@@ -404,7 +427,7 @@ def probe_bpe_decode(ns):
         return np.array(all(same) and differs)
 
     for slip in ("per_token", "latin_1", "errors_ignored", "pair_bytes", "repr", "zero_bytes", "spaced", "stripped",
-                 "nfc"):
+                 "nfc", "left_twice"):
         out[f"like_{slip}"] = clue(lambda slip=slip: like_slip(slip))
     out["strict_error"] = np.array(any("UnicodeDecodeError" in str(out[name]) for name in DECODE_IDS
                                        if out[name].dtype.kind in "US"))
@@ -427,7 +450,8 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
     read as (x[2i+1], x[2i])), "angle_theta" (every row turned by theta, whatever its position),
     "sequential_update" (x'[2i+1] computed from the rotated x'[2i]), "polar_swapped" (each pair scaled by its angle
     and turned by one radian), "exponent_over_pairs" (base ** (-2i / (d/2))), "consecutive_positions"
-    (positions[0] + 0 .. T-1)."""
+    (positions[0] + 0 .. T-1), "frequencies_reversed" (the exponents from -(d-2)/d up to 0), "angles_added" (m +
+    theta_i, not m * theta_i), "sin_from_cos" (the sine as sqrt(1 - cos^2): its sign lost)."""
     if slip == "consecutive_positions":
         positions = positions[0] + torch.arange(x.shape[-2])
     d = x.shape[-1]
@@ -444,16 +468,22 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
         theta = base ** (-(2 * index + 1) / d)
     if slip == "exponent_over_pairs":
         theta = base ** (-2 * index / (d // 2))
+    if slip == "frequencies_reversed":
+        theta = base ** (-2 * index.flip(0) / d)
     if slip == "index_positions":
         positions = torch.arange(x.shape[-2])
     if slip == "positions_from_one":
         positions = positions + 1
     angles = positions.to(torch.float64)[:, None] * theta[None, :]
+    if slip == "angles_added":
+        angles = positions.to(torch.float64)[:, None] + theta[None, :]
     if slip == "angle_theta":
         angles = theta[None, :].expand_as(angles)
     if slip == "integer_angles":
         angles = angles.trunc()
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    if slip == "sin_from_cos":
+        sin = (1 - angles.cos() ** 2).sqrt().to(x.dtype)
     if slip == "clockwise":
         sin = -sin
     if slip == "cos_sin_swapped":
@@ -484,7 +514,8 @@ def trusted_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0
 ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angles", "index_positions", "sign_typo",
               "positions_from_one", "cos_sin_swapped", "halves_out", "second_unrotated", "exponent_floor",
               "linspace_exponent", "tiled", "log10", "exponent_precedence", "odd_exponents", "pair_swapped",
-              "angle_theta", "sequential_update", "polar_swapped", "exponent_over_pairs", "consecutive_positions")
+              "angle_theta", "sequential_update", "polar_swapped", "exponent_over_pairs", "consecutive_positions",
+              "frequencies_reversed", "angles_added", "sin_from_cos")
 
 
 @probe("rope_values")
@@ -818,12 +849,26 @@ GENERATE_PROMPT = torch.randint(0, 23, (2, 4), generator=generator(81))
 NEW_TOKENS = 6
 
 
+@stand_in("model")
+class ZeroModel(nn.Module):
+    """A model whose next id is always 0, on any input (B, T), with a cache of one layer's (keys, values), (B, 1,
+    T_past + T, 1): 0 ends no text, so generate must still return every id asked for."""
+
+    def forward(self, idx, caches=None):
+        past = 0 if caches is None else caches[0][0].shape[2]
+        logits = torch.zeros(*idx.shape, 5)
+        logits[..., 0] = 1.0
+        keys = torch.zeros(idx.shape[0], 1, past + idx.shape[1], 1)
+        return logits, [(keys, keys)]
+
+
 @probe("generate")
 def probe_generate(ns):
     """The student's generate with the grader's GPT (its own attention), with the cache and without: the ids, the
     logits each new id was chosen from, the dtype of the ids; each forward's input length and whether it was
     given caches; whether gradients were off in every forward, and on again after generate returned; the shape of
-    the logits for one prompt and one new token; clues: whether the logits are the probabilities,
+    the logits for one prompt and one new token; the shape of the ids when every next id is 0 (ZeroModel), with and
+    without the cache; clues: whether the logits are the probabilities,
     or the logits of the first position."""
     generate = require(ns, "generate")
     out = {}
@@ -857,6 +902,8 @@ def probe_generate(ns):
     finally:
         out["grad_mode_kept"] = np.array(torch.is_grad_enabled())
         torch.set_grad_enabled(True)
+    out["through_id_zero"] = np.array([tuple(caught(lambda use_cache=use_cache: generate(
+        ZeroModel(), torch.zeros(2, 3, dtype=torch.long), 4, use_cache=use_cache)[0]).shape) for use_cache in (False, True)])
     model = GraderGPT(TrustedAttention, seed=71).eval()
     with torch.no_grad():
         reference_logits = []
@@ -911,7 +958,7 @@ def probe_optimizer_groups(ns):
     model.gate = nn.Linear(6, 11, bias=False)  # a Linear shaped like the token embedding, not tied to it
     names = {id(p): name for name, p in model.named_parameters()}
     try:
-        optimizer = configure_optimizer(model, lr=0.0125, weight_decay=0.07)
+        optimizer = configure_optimizer(model, 0.0125, 0.07)  # positionally, as the notebook's recipe calls it
     except ValueError as error:  # AdamW refuses a parameter in two groups: the tied weight, counted twice
         if "more than one parameter group" not in str(error):
             raise
@@ -956,12 +1003,16 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     warmup)), "steps_from_one" (the schedule one step ahead), "no_half" (the cosine without its 0.5),
     "warmup_over_total" (max_lr * (step + 1) / total), "constant_without_warmup" (max_lr throughout when warmup
     is 0), "floor_max_lr" (max_lr from step total on), "quarter_cosine" (cos(pi/2 * progress)), "min_lr_ratio"
-    (min_lr taken as a fraction of max_lr)."""
+    (min_lr taken as a fraction of max_lr), "full_period" (cos(2 pi progress)), "warmup_clamped" (warmup raised to
+    1 when it is 0), "warmup_parentheses" (max_lr * (step + 1 / warmup)), "warmup_to_range" ((max_lr - min_lr) *
+    (step + 1) / warmup), "warmup_not_returned" (the warm-up steps fall through to the cosine)."""
+    if slip == "warmup_clamped":
+        warmup = max(warmup, 1)
     if slip == "constant_without_warmup" and warmup == 0:
         return max_lr
     if slip == "steps_from_one":
         step += 1
-    if step < warmup or (slip == "warmup_inclusive" and step == warmup):
+    if (step < warmup or (slip == "warmup_inclusive" and step == warmup)) and slip != "warmup_not_returned":
         if slip == "warmup_linspace":
             return max_lr * step / (warmup - 1)
         if slip == "warmup_from_min":
@@ -972,6 +1023,10 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
             return max_lr * (step + 1) / (warmup + 1)
         if slip == "warmup_over_total":
             return max_lr * (step + 1) / total
+        if slip == "warmup_parentheses":
+            return max_lr * (step + 1 / warmup)
+        if slip == "warmup_to_range":
+            return (max_lr - min_lr) * (step + 1) / warmup
         return max_lr * (step if slip == "warmup_from_zero" else step + 1) / warmup
     if slip == "min_lr_ratio" and step >= warmup:
         min_lr = min_lr * max_lr
@@ -988,7 +1043,7 @@ def trusted_lr(step, warmup, total, max_lr, min_lr, slip: str = "") -> float:
     if slip == "linear_decay":
         return max_lr - progress * (max_lr - min_lr)
     low, high = (max_lr, min_lr) if slip == "bounds_swapped" else (0.0 if slip == "no_floor" else min_lr, max_lr)
-    half_period = {"no_pi": 1.0, "degrees": 180.0}.get(slip, math.pi)
+    half_period = {"no_pi": 1.0, "degrees": 180.0, "full_period": 2 * math.pi}.get(slip, math.pi)
     amplitude = max_lr if slip == "range_not_subtracted" else high - low
     if slip == "quarter_cosine":
         return min_lr + math.cos(0.5 * math.pi * progress) * (max_lr - min_lr)
@@ -999,7 +1054,8 @@ LR_SLIPS = ("warmup_from_zero", "warmup_linspace", "progress_over_total", "progr
             "linear_decay", "warmup_inclusive", "warmup_from_min", "progress_floor", "no_pi", "bounds_swapped",
             "warmup_floor", "range_not_subtracted", "degrees", "parentheses_lost", "warmup_plus_one",
             "progress_from_zero", "steps_from_one", "no_half", "warmup_over_total", "constant_without_warmup",
-            "floor_max_lr", "quarter_cosine", "min_lr_ratio")
+            "floor_max_lr", "quarter_cosine", "min_lr_ratio", "full_period", "warmup_clamped", "warmup_parentheses",
+            "warmup_to_range", "warmup_not_returned")
 
 
 def slip_rates(slip: str, warmup: int, total: int, max_lr: float, min_lr: float, steps: int) -> np.ndarray | None:
@@ -1104,6 +1160,15 @@ def _batch(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     return tokens[:, :-1], tokens[:, 1:]
 
 
+def as_number(loss) -> float:
+    """A returned loss as a float (a float, a one-element tensor), or NaN for anything else (None, loss.item
+    uncalled): the type is recorded on its own."""
+    try:
+        return float(loss)
+    except (TypeError, ValueError, RuntimeError):
+        return float("nan")
+
+
 STALE_GRADIENT = 0.5  # in every parameter's .grad before the first call, as an evaluation's backward leaves them
 
 
@@ -1111,7 +1176,8 @@ STALE_GRADIENT = 0.5  # in every parameter's .grad before the first call, as an 
 def probe_train_step(ns):
     """Three calls of train_step (the grader's model and AdamW, each call its own batch and lr, the model left in
     eval mode before each, its gradients holding STALE_GRADIENT before the first): the losses returned and their types, each group's lr and the gradients when the
-    optimizer stepped, whether the model was in training mode, the parameters after; then 150 steps on one batch
+    optimizer stepped, whether the model was in training mode, the parameters after; the gradient at the step of a
+    model whose gradient's norm is below 1.0 (clipping must leave it); then 150 steps on one batch
     of the grader's small GPT: whether its loss fell below 0.1 (overfitting one batch). Clues: whether the
     gradients at each step were this batch's unclipped, or this batch's added to the step before's."""
     train_step = require(ns, "train_step")
@@ -1138,7 +1204,7 @@ def probe_train_step(ns):
         finally:
             model.forward = original_forward
         types.append(type(loss).__name__)
-        losses.append(float(loss))
+        losses.append(as_number(loss))
     recorded = optimizer.gradients
     out = {"losses": np.array(losses), "loss_types": np.array(types),
            "steps_taken": np.array(len(recorded)),
@@ -1159,6 +1225,12 @@ def probe_train_step(ns):
             accumulated.append(before)
         out["like_accumulated"] = clue(lambda: like(to_array(torch.stack(recorded)), torch.stack(accumulated),
                                                     atol=1e-5))
+    gentle = RecipeModel()
+    gentle.logit_scale = 0.05  # gradients of norm below 1.0: clipping leaves them as they are
+    gentle_optimizer = RecordingAdamW(gentle)
+    x, y = _batch(120)
+    train_step(gentle, gentle_optimizer, x, y, 0.01)
+    out["small_gradient"] = caught(lambda: gentle_optimizer.gradients[0])
     torch.manual_seed(0)
     small = GraderGPT(TrustedAttention, vocab_size=30, d_model=16, n_heads=2, n_layers=1, seed=72)
     small_optimizer = torch.optim.AdamW(small.parameters(), lr=0.01, betas=(0.9, 0.95), weight_decay=0.0)
@@ -1166,5 +1238,5 @@ def probe_train_step(ns):
     final = None
     for _ in range(150):
         final = train_step(small, small_optimizer, tokens[:, :-1], tokens[:, 1:], 0.01)
-    out["overfits_one_batch"] = np.array(bool(final is not None and float(final) < 0.1))
+    out["overfits_one_batch"] = np.array(bool(as_number(final) < 0.1))
     return out
