@@ -293,7 +293,7 @@ BPE_SLIPS = ("tie_largest", "tie_first_seen", "count_without_overlap", "disjoint
              "stop_at_single", "ids_from_zero", "one_merge", "ascii_ignore", "tie_as_strings", "id_one_ahead",
              "smallest_pair", "ids_kept", "vocab_size_merges", "wrap_around", "last_pair_uncounted", "no_space_pairs",
              "lowercased", "no_merge", "tie_by_sum", "counts_accumulated")
-NO_PAIR_ERRORS = ("ValueError", "IndexError", "KeyError")  # max or min of no pairs, most_common(1)[0], a lookup
+NO_PAIR_ERRORS = tuple(e.__name__ for e in (ValueError, IndexError, KeyError))  # max/min of none, most_common(1)[0]
 MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7], (6, 5), 301), ([5], (5, 5), 302),
                     ([], (1, 2), 303))
 
