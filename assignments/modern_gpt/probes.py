@@ -298,6 +298,14 @@ MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7],
                     ([], (1, 2), 303))
 
 
+@functools.cache
+def bpe_slip_merges(slip: str) -> tuple[tuple[str, np.ndarray], ...]:
+    """(text's name, the slip's merges as codes) for every text of BPE_TEXTS where they are not the right ones: the
+    same for every submission, so computed once per process."""
+    return tuple((name, codes(trusted_train_bpe(text, size, slip))) for name, (text, size) in BPE_TEXTS.items()
+                 if trusted_train_bpe(text, size, slip) != trusted_train_bpe(text, size))
+
+
 @probe("bpe_merges")
 def probe_bpe_merges(ns):
     """The merges of a text twice (the second call must give the first's: nothing kept between calls); of texts with
@@ -324,10 +332,9 @@ def probe_bpe_merges(ns):
            for name, (text, size) in BPE_TEXTS.items()}
     out["short_raised"] = np.array(out["short"].dtype.kind == "U" and out["short"].ndim == 0
                                    and str(out["short"]).startswith(NO_PAIR_ERRORS))
-    for slip in BPE_SLIPS:  # the slip's merges on every text where they are not the right ones
+    for slip in BPE_SLIPS:
         def like_slip(slip=slip) -> np.ndarray:
-            differing = [(name, codes(trusted_train_bpe(text, size, slip))) for name, (text, size) in BPE_TEXTS.items()
-                         if trusted_train_bpe(text, size, slip) != trusted_train_bpe(text, size)]
+            differing = bpe_slip_merges(slip)
             return np.array(bool(differing) and all(out[name].shape == merges.shape
                                                     and np.array_equal(out[name], merges) for name, merges in differing))
         out[f"like_{slip}"] = clue(like_slip)
@@ -518,6 +525,24 @@ ROPE_SLIPS = ("halves", "exponent", "exponent_sign", "clockwise", "integer_angle
               "frequencies_reversed", "angles_added", "sin_from_cos")
 
 
+def rope_cases() -> dict[str, tuple[torch.Tensor, torch.Tensor, dict]]:
+    """Case name -> (x, positions, keyword arguments) of apply_rope's probe: new tensors at each call (a submission
+    may change the ones it is given)."""
+    x, wide = randn(10, 2, 3, 5, 8), randn(11, 1, 2, 4, 16)
+    late, odd_positions = torch.arange(40, 45), torch.tensor([0, 3, 3, 10, 2])
+    return {"from_zero": (x, torch.arange(5), {}), "late": (x, late, {}), "odd_positions": (x, odd_positions, {}),
+            "wide": (wide, torch.arange(4), {}), "base_100": (x, late, {"base": 100.0}),
+            "two_dimensional": (x[0, 0], torch.arange(5), {})}
+
+
+@functools.cache
+def rope_slip_values(slip: str) -> tuple[tuple[str, torch.Tensor], ...]:
+    """(case, the slip's values) for every case of rope_cases where they are not RoPE's: the same for every
+    submission, so computed once per process."""
+    return tuple((name, trusted_rope(x, p, slip=slip, **kw)) for name, (x, p, kw) in rope_cases().items()
+                 if not torch.allclose(trusted_rope(x, p, slip=slip, **kw), trusted_rope(x, p, **kw), atol=1e-5))
+
+
 @probe("rope_values")
 def probe_rope_values(ns):
     """apply_rope of (B, H, T, d) inputs at positions 0.. and at positions that start late, skip and repeat, with
@@ -525,12 +550,9 @@ def probe_rope_values(ns):
     inputs keep their dtype; whether x was left as it was; clues: whether the values are those of a usual slip
     (ROPE_SLIPS)."""
     apply_rope = require(ns, "apply_rope")
-    x, wide = randn(10, 2, 3, 5, 8), randn(11, 1, 2, 4, 16)
-    late, odd_positions = torch.arange(40, 45), torch.tensor([0, 3, 3, 10, 2])
+    cases = rope_cases()
+    x, late = cases["late"][0], cases["late"][1]
     kept = x.clone()
-    cases = {"from_zero": (x, torch.arange(5), {}), "late": (x, late, {}), "odd_positions": (x, odd_positions, {}),
-             "wide": (wide, torch.arange(4), {}), "base_100": (x, late, {"base": 100.0}),
-             "two_dimensional": (x[0, 0], torch.arange(5), {})}
     out = {name: caught(lambda x=x, p=p, kw=kw: apply_rope(x.clone(), p.clone(), **kw)) for name, (x, p, kw) in cases.items()}
     try:
         double = apply_rope(x.double(), late)
@@ -543,11 +565,9 @@ def probe_rope_values(ns):
     except Exception:
         pass
     out["x_unchanged"] = np.array(bool(torch.equal(x, kept)))
-    for slip in ROPE_SLIPS:  # the slip's values on every case where they are not RoPE's
+    for slip in ROPE_SLIPS:
         def like_slip(slip=slip) -> np.ndarray:
-            differing = [(name, trusted_rope(xs, p, slip=slip, **kw)) for name, (xs, p, kw) in cases.items()
-                         if not torch.allclose(trusted_rope(xs, p, slip=slip, **kw), trusted_rope(xs, p, **kw),
-                                               atol=1e-5)]
+            differing = rope_slip_values(slip)
             return np.array(bool(differing) and all(bool(like(out[name], values, atol=1e-5))
                                                     for name, values in differing))
         out[f"like_{slip}"] = clue(like_slip)
