@@ -55,15 +55,13 @@ def worker_group(nodeid: str) -> str:
 
 # The slowest groups, slowest first, as measured (`--durations`): a worker free for a new group takes the first of these
 # still waiting (longest first, so that no long group starts last while the other worker idles), then the others.
-SLOWEST_GROUPS = ("tests/test_gradescope.py", "tests/test_grading_end_to_end.py",
+SLOWEST_GROUPS = ("tests/test_assignments.py[modern_gpt]", "tests/test_grading_end_to_end.py", "tests/test_hub.py",
+                  "tests/test_pipeline.py[modern_gpt]", "tests/test_gradescope.py", "tests/test_cluster.py",
+                  "tests/test_pipeline.py[transformer_fundamentals]", "tests/test_pipeline.py[causal_language_model]",
                   "tests/test_assignments.py[transformer_fundamentals]",
-                  "tests/test_assignments.py[pretrained_attention]", "tests/test_hub.py",
-                  "tests/test_pipeline.py[transformer_fundamentals]",
-                  "tests/test_assignments.py[causal_language_model]", "tests/test_cluster.py",
-                  "tests/test_pipeline.py[causal_language_model]",
-                  "tests/test_assignments.py[hand_designed_attention]",
-                  "tests/test_pipeline.py[hand_designed_attention]",
-                  "tests/test_formgrader.py", "tests/test_check_items.py")
+                  "tests/test_assignments.py[pretrained_attention]", "tests/test_pipeline.py[hand_designed_attention]",
+                  "tests/test_formgrader.py", "tests/test_assignments.py[causal_language_model]", "tests/test_sandbox.py",
+                  "tests/test_assignments.py[hand_designed_attention]", "tests/test_check_items.py")
 
 
 def pytest_xdist_make_scheduler(config, log):
