@@ -356,6 +356,8 @@ CHECKS = (
         Diagnosis("rope-values", wrong=("late", "like_pair_swapped")),
         Diagnosis("rope-values", wrong=("late", "like_angle_theta")),
         Diagnosis("rope-values", wrong=("late", "like_sequential_update")),
+        # written into x in place: the second coordinate then reads the rotated first, which is that slip's values
+        Diagnosis("modifies-argument", wrong=("x_unchanged", "late", "like_sequential_update")),
         Diagnosis("rope-not-relative", wrong=("late", "like_polar_swapped")),
         Diagnosis("rope-angle-exponent", wrong=("late", "like_exponent_over_pairs")),
         Diagnosis("rope-values", wrong=("odd_positions", "like_consecutive_positions")),
