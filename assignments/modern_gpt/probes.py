@@ -302,8 +302,14 @@ MERGE_PAIR_CASES = (([97, 97, 97, 98, 97, 97], (97, 97), 300), ([5, 6, 5, 6, 7],
 def bpe_slip_merges(slip: str) -> tuple[tuple[str, np.ndarray], ...]:
     """(text's name, the slip's merges as codes) for every text of BPE_TEXTS where they are not the right ones: the
     same for every submission, so computed once per process."""
-    return tuple((name, codes(trusted_train_bpe(text, size, slip))) for name, (text, size) in BPE_TEXTS.items()
-                 if trusted_train_bpe(text, size, slip) != trusted_train_bpe(text, size))
+    slipped = {name: trusted_train_bpe(text, size, slip) for name, (text, size) in BPE_TEXTS.items()}
+    return tuple((name, codes(merges)) for name, merges in slipped.items() if merges != bpe_right_merges(name))
+
+
+@functools.cache
+def bpe_right_merges(name: str) -> list[tuple[int, int]]:
+    """The right merges of BPE_TEXTS[name], computed once per process."""
+    return trusted_train_bpe(*BPE_TEXTS[name])
 
 
 @probe("bpe_merges")
@@ -539,8 +545,10 @@ def rope_cases() -> dict[str, tuple[torch.Tensor, torch.Tensor, dict]]:
 def rope_slip_values(slip: str) -> tuple[tuple[str, torch.Tensor], ...]:
     """(case, the slip's values) for every case of rope_cases where they are not RoPE's: the same for every
     submission, so computed once per process."""
-    return tuple((name, trusted_rope(x, p, slip=slip, **kw)) for name, (x, p, kw) in rope_cases().items()
-                 if not torch.allclose(trusted_rope(x, p, slip=slip, **kw), trusted_rope(x, p, **kw), atol=1e-5))
+    slipped = {name: (trusted_rope(x, p, slip=slip, **kw), trusted_rope(x, p, **kw))
+               for name, (x, p, kw) in rope_cases().items()}
+    return tuple((name, values) for name, (values, right) in slipped.items()
+                 if not torch.allclose(values, right, atol=1e-5))
 
 
 @probe("rope_values")
@@ -922,8 +930,10 @@ def probe_generate(ns):
     finally:
         out["grad_mode_kept"] = np.array(torch.is_grad_enabled())
         torch.set_grad_enabled(True)
-    out["through_id_zero"] = np.array([tuple(caught(lambda use_cache=use_cache: generate(
-        ZeroModel(), torch.zeros(2, 3, dtype=torch.long), 4, use_cache=use_cache)[0]).shape) for use_cache in (False, True)])
+    out["through_id_zero"] = np.array([
+        tuple(caught(lambda use_cache=use_cache: generate(ZeroModel(), torch.zeros(2, 3, dtype=torch.long), 4,
+                                                          use_cache=use_cache)[0]).shape)
+        for use_cache in (False, True)])
     model = GraderGPT(TrustedAttention, seed=71).eval()
     with torch.no_grad():
         reference_logits = []
