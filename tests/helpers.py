@@ -127,6 +127,16 @@ def run(args: list[str], env: dict) -> str:
     return result.stdout
 
 
+def give_hand_grade(env: dict, student: str, answer_id: str, points: float) -> None:
+    """What an instructor does in formgrader: points for one written answer (through nbgrader's gradebook API), in the
+    course of `env`."""
+    code = ("from nbgrader.api import Gradebook\nfrom course import paths\n"
+            "with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:\n"
+            f"    gb.find_grade({answer_id!r}, {ASSIGNMENT!r}, {ASSIGNMENT!r}, {student!r}).manual_score = {points}\n"
+            "    gb.db.commit()\n")
+    run([sys.executable, "-c", code], env)
+
+
 def released_course(root: Path, env: dict, *assignments: str) -> None:
     """Build the source folders and nbgrader releases of `assignments` in the course directory of `env`."""
     run([sys.executable, "-m", "course.build_source", *assignments], env)

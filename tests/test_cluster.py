@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import solution_with, write_link_to_solution
+from bad_submissions import FULL, solution_with, write_link_to_solution
 from course import paths
 from course.grading.sandbox import alive
 from course.grading.task import TASK_PREFIX, remove_stale_folders, task_folder_prefix
-from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
+from helpers import ASSIGNMENT, copy_of_release, course_env, give_hand_grade, paths_of, run
 
 CLASS = ("perfect", "blank", "partial", "linker")
 LIMITS = {"COURSE_CELL_TIMEOUT": "20", "COURSE_PROBE_TIMEOUT": "120", "COURSE_NOTEBOOK_TIMEOUT": "300"}
@@ -192,6 +192,18 @@ def test_the_next_task_removes_the_folders_of_workers_killed_mid_task(course, cl
     graded = batch(cluster["env"], "--quiet", "--regrade", "--student", "perfect")
     assert graded.returncode == 0, graded.stderr[-3000:]
     assert stale_task_folders(cluster["temporary"]) == []
+
+
+def test_a_regrade_on_the_cluster_keeps_the_hand_grades_and_its_feedback_shows_them(course, cluster):
+    """The worker grades in a gradebook of its own: the instructor's points must reach it, and come back untouched.
+    Runs after the tests that compare the class with the local batch's: it gives a hand grade."""
+    give_hand_grade(course["env"], "perfect", "reflection-hardest", 4)
+    graded = batch(cluster["env"], "--quiet", "--regrade", "--student", "perfect")
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    with Gradebook(f"sqlite:///{course['root'] / 'gradebook.db'}", paths.COURSE_ID) as gb:
+        assert gb.find_grade("reflection-hardest", ASSIGNMENT, ASSIGNMENT, "perfect").manual_score == 4
+    html = (course["root"] / "feedback" / "perfect" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert f"(Score: {FULL + 4}.0 / {FULL + 10}.0)" in html
 
 
 def test_only_the_folders_of_processes_that_are_gone_are_removed(tmp_path, monkeypatch):

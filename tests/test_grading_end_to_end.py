@@ -34,7 +34,7 @@ from course.grading.nbgrader_hooks import REFUSAL
 from course.grading.record import STATUS_MEANING, submission_hash
 from course.samples import apply_edits, sample_notebook
 from course.untrusted import escaped
-from helpers import ASSIGNMENT, copy_of_release, course_env, paths_of, run
+from helpers import ASSIGNMENT, copy_of_release, course_env, give_hand_grade, paths_of, run
 
 HIDDEN_INPUTS = "SQUARE_INPUTS"  # a name in the fixture's hidden probes only (tests/fixture/assignments/tiny/probes.py)
 ODD_NAMES = sum(case.folder_name is not None for case in CASES)  # recorded as invalid at each batch, not graded
@@ -255,15 +255,6 @@ def test_a_stopped_batch_leaves_nothing_running_then_resumes_to_the_same_grades(
     assert sorted(students) == sorted([*GOOD, *(case.student for case in CASES)]), "each student once"
 
 
-def give_hand_grade(course: dict, student: str, answer_id: str, points: float) -> None:
-    """What an instructor does in formgrader: points for one written answer (through nbgrader's gradebook API)."""
-    code = ("from nbgrader.api import Gradebook\nfrom course import paths\n"
-            "with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:\n"
-            f"    gb.find_grade({answer_id!r}, {ASSIGNMENT!r}, {ASSIGNMENT!r}, {student!r}).manual_score = {points}\n"
-            "    gb.db.commit()\n")
-    run([sys.executable, "-c", code], course["env"])
-
-
 def test_the_final_grades_go_into_canvas_s_import_file_for_the_students_of_a_canvas_roster(course):
     """tests/fixture/canvas_export.csv lists perfect (SIS Login ID), blank (by e-mail), dana (no submission) and
     Canvas's test student."""
@@ -286,7 +277,7 @@ def test_the_final_grades_go_into_canvas_s_import_file_for_the_students_of_a_can
 
 def test_hand_grades_survive_clean_regrade_and_rerelease_and_reach_the_final_grades(course):
     """Runs last: it cleans the course's build area."""
-    give_hand_grade(course, "perfect", "reflection-hardest", 4)
+    give_hand_grade(course["env"], "perfect", "reflection-hardest", 4)
     cleaned = run([sys.executable, "-m", "course.clean"], course["env"])
     assert "backed up the gradebook" in cleaned and not (course["root"] / "autograded").exists()
     run([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--regrade", "--student", "perfect", "--student", "blank"],

@@ -96,8 +96,10 @@ class LocalPool:
 
     as_completed = staticmethod(as_completed)
 
-    def workers(self) -> int:
-        return self.jobs
+    def in_flight(self) -> int:
+        """Gradings to keep submitted: one waiting for each thread, in the executor's queue, taken in order by the
+        first thread that frees."""
+        return 2 * self.jobs
 
     def close(self) -> None:
         STOPPING.set()
@@ -105,21 +107,26 @@ class LocalPool:
 
 
 def grade_all(pool, submissions: list[tuple[str, str]], alone: bool = False, quiet: bool = False) -> None:
-    """Grade each (assignment, student) on `pool` (LocalPool or cluster.ClusterPool), as many at once as it has
-    workers, with one more task waiting for each so that no worker idles while the driver records a result (one at a
-    time if `alone`); prints one line per submission as it finishes, under a progress bar (none if `quiet`) that shows
-    done/total, the time left and the statuses so far. Ctrl-C starts no further gradings."""
+    """Grade each (assignment, student) on `pool` (LocalPool or cluster.ClusterPool), keeping `pool.in_flight()` of them
+    submitted (one at a time if `alone`), and the next one submitted as soon as one finishes, before the driver records
+    it; prints one line per submission as it finishes, under a progress bar (none if `quiet`) that shows done/total,
+    the time left and the statuses so far. Ctrl-C starts no further gradings."""
     statuses: Counter = Counter()
     with tqdm(total=len(submissions), desc="grading", unit="submission", disable=quiet or not submissions,
               dynamic_ncols=True) as bar:
         waiting = list(submissions)
         running = {}
-        while waiting or running:
-            while waiting and len(running) < (1 if alone else 2 * pool.workers()):  # a task waits for each worker
+
+        def submit_more() -> None:
+            while waiting and len(running) < (1 if alone else pool.in_flight()):
                 assignment, student = waiting.pop(0)
                 running[pool.submit(assignment, student, alone)] = (assignment, student)
+
+        submit_more()
+        while running:
             future = next(iter(pool.as_completed(running)))
             assignment, student = running.pop(future)
+            submit_more()  # the freed worker's next grading starts while this one is recorded
             seconds = pool.finish(future)
             record = load_record(assignment, student) if seconds is not None else None
             if record:

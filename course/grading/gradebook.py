@@ -150,17 +150,21 @@ def _submission(gb: Gradebook, assignment: str, student: str):
 
 def hand_grades(assignment: str, student: str) -> dict:
     """What the instructor entered for the student's submission: {"grades": {grade_id: [manual_score, extra_credit]},
-    "comments": {comment_id: manual_comment}} (empty if there is no submission)."""
+    "comments": {comment_id: manual_comment}}, the cells with an entry only (empty if there is no submission)."""
     with Gradebook(paths.GRADEBOOK_URL, paths.COURSE_ID) as gb:
         submission = _existing_submission(gb, assignment, student)
         if submission is None:
             return {"grades": {}, "comments": {}}
-        return {"grades": {g.name: [g.manual_score, g.extra_credit] for g in _grades(submission)},
-                "comments": {c.name: c.manual_comment for c in _comments(submission)}}
+        return {"grades": {g.name: [g.manual_score, g.extra_credit] for g in _grades(submission)
+                           if (g.manual_score, g.extra_credit) != (None, None)},
+                "comments": {c.name: c.manual_comment for c in _comments(submission) if c.manual_comment is not None}}
 
 
 def keep_hand_grades(url: str, assignment: str, student: str, hand: dict) -> None:
-    """Put `hand` (from `hand_grades`) into the gradebook at `url`: grading there sees what the instructor entered."""
+    """Put `hand` (from `hand_grades`) into the gradebook at `url`: grading there sees what the instructor entered
+    (nothing to put, the gradebook is not opened)."""
+    if not (hand["grades"] or hand["comments"]):
+        return
     with Gradebook(url, paths.COURSE_ID) as gb:
         submission = _submission(gb, assignment, student)
         for grade in (g for g in _grades(submission) if g.name in hand["grades"]):
