@@ -194,6 +194,24 @@ def test_the_next_task_removes_the_folders_of_workers_killed_mid_task(course, cl
     assert stale_task_folders(cluster["temporary"]) == []
 
 
+def test_a_batch_started_before_any_worker_joined_grades_when_one_joins(course):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None,
+                      env={**course["env"], "COURSE_JOBS": "1"}) as local:
+        driver = subprocess.Popen([sys.executable, "-m", "course.grading.batch", ASSIGNMENT, "--quiet", "--regrade",
+                                   "--student", "perfect"], cwd=paths.ROOT,
+                                  env={**course["env"], "COURSE_SCHEDULER": local.scheduler_address},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        assert driver.poll() is None, driver.communicate()[1][-3000:]
+        local.scale(1)
+        output, errors = driver.communicate(timeout=300)
+    assert driver.returncode == 0, errors[-3000:]
+    assert records(course["root"])["perfect"] == course["local"]["records"]["perfect"]
+    assert output.count(" points, graded in ") == 1
+
+
 def test_a_regrade_on_the_cluster_keeps_the_hand_grades_and_its_feedback_shows_them(course, cluster):
     """The worker grades in a gradebook of its own: the instructor's points must reach it, and come back untouched.
     Runs after the tests that compare the class with the local batch's: it gives a hand grade."""

@@ -98,8 +98,9 @@ class ClusterPool:
     def in_flight(self) -> int:
         """Gradings to keep submitted: one per worker thread, none waiting. Dask places a task on a worker as soon as
         it is submitted, so a waiting one would queue behind one worker's grading while another worker frees first;
-        the driver holds it instead, and submits it to whichever frees (grade_all)."""
-        return sum(info["nthreads"] for info in self.client.scheduler_info()["workers"].values())
+        the driver holds it instead, and submits it to whichever frees (grade_all). At least one: with no worker (all
+        restarting, or none joined yet) it waits on the scheduler for one."""
+        return max(1, sum(info["nthreads"] for info in self.client.scheduler_info()["workers"].values()))
 
     def close(self) -> None:
         self.client.close()
