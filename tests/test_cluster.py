@@ -203,8 +203,10 @@ def test_a_batch_started_before_any_worker_joined_grades_when_one_joins(course):
                                    "--student", "perfect"], cwd=paths.ROOT,
                                   env={**course["env"], "COURSE_SCHEDULER": local.scheduler_address},
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(2)
-        assert driver.poll() is None, driver.communicate()[1][-3000:]
+        deadline = time.monotonic() + 120
+        while not local.scheduler.tasks and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert local.scheduler.tasks and driver.poll() is None, "the batch sent no task to wait for a worker"
         local.scale(1)
         output, errors = driver.communicate(timeout=300)
     assert driver.returncode == 0, errors[-3000:]
